@@ -1,0 +1,1 @@
+print("seedbench: not yet implemented")

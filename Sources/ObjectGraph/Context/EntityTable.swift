@@ -1,0 +1,75 @@
+/// One entity's live objects in a context (inserted or saved, not deleted) and the indexes
+/// over them.
+final class EntityTable {
+  let model: EntityModel
+  /// The entity's position in the container's ``Schema``.
+  let entityIndex: Int
+  private(set) var objects: [ObjectIdentifier: ManagedObject] = [:]
+  /// Indexes of unique and indexed attributes, by property number.
+  private(set) var attributeIndexes: [Int: ValueIndex<PersistentValue>] = [:]
+  /// Indexes of to-one relationships, by property number.
+  private(set) var toOneIndexes: [Int: ValueIndex<ObjectIdentifier?>] = [:]
+  /// Properties with an index, for quick iteration.
+  private let indexedProperties: [Int]
+
+  init(model: EntityModel, entityIndex: Int) {
+    self.model = model
+    self.entityIndex = entityIndex
+    var indexed: [Int] = []
+    for property in model.properties {
+      switch property.kind {
+      case .attribute(let attribute) where attribute.isIndexed:
+        attributeIndexes[property.index] = ValueIndex()
+        indexed.append(property.index)
+      case .relationship(let relationship) where !relationship.isToMany:
+        toOneIndexes[property.index] = ValueIndex()
+        indexed.append(property.index)
+      default:
+        break
+      }
+    }
+    indexedProperties = indexed
+  }
+
+  var count: Int { objects.count }
+
+  func contains(_ object: ManagedObject) -> Bool { objects[ObjectIdentifier(object)] != nil }
+
+  /// Adds a live object and indexes it.
+  func add(_ object: ManagedObject) {
+    objects[ObjectIdentifier(object)] = object
+    for property in indexedProperties { index(object, property, object.slots[property]) }
+  }
+
+  /// Removes an object and its index entries.
+  func remove(_ object: ManagedObject) {
+    guard objects.removeValue(forKey: ObjectIdentifier(object)) != nil else { return }
+    for property in indexedProperties { unindex(object, property, object.slots[property]) }
+  }
+
+  /// Moves a live object's index entry for one property from its old to its new value.
+  func update(_ object: ManagedObject, _ property: Int, from old: Slot, to new: Slot) {
+    guard attributeIndexes[property] != nil || toOneIndexes[property] != nil,
+      objects[ObjectIdentifier(object)] != nil
+    else { return }
+    unindex(object, property, old)
+    index(object, property, new)
+  }
+
+  private func index(_ object: ManagedObject, _ property: Int, _ slot: Slot) {
+    switch slot {
+    case .value(let value): attributeIndexes[property]?.add(object, for: value)
+    case .toOne(let target): toOneIndexes[property]?.add(object, for: target.map(ObjectIdentifier.init))
+    case .toMany: break
+    }
+  }
+
+  private func unindex(_ object: ManagedObject, _ property: Int, _ slot: Slot) {
+    switch slot {
+    case .value(let value): attributeIndexes[property]?.remove(object, for: value)
+    case .toOne(let target):
+      toOneIndexes[property]?.remove(object, for: target.map(ObjectIdentifier.init))
+    case .toMany: break
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// An equality that an index can answer, found in a predicate's expression tree:
+/// `$0.property == value` (or `value == $0.property`), possibly inside `&&`.
+struct IndexTerm {
+  let keyPath: AnyKeyPath
+  /// The compared value, or nil for a `nil` literal.
+  let value: Any?
+}
+
+/// Expressions that can yield index terms. Conformances are on Foundation's predicate
+/// expression types, so the tree is inspected without evaluating it.
+protocol IndexTermExpression {
+  /// Equalities all of which must hold for the expression to be true.
+  var indexTerms: [IndexTerm] { get }
+}
+
+/// One side of an equality.
+private enum Operand {
+  case keyPath(AnyKeyPath)
+  case value(Any?)
+}
+
+private protocol OperandExpression {
+  var operand: Operand? { get }
+}
+
+private protocol VariableExpression {}
+
+extension PredicateExpressions.Variable: VariableExpression {}
+
+extension PredicateExpressions.KeyPath: OperandExpression {
+  fileprivate var operand: Operand? {
+    root is any VariableExpression ? .keyPath(keyPath) : nil
+  }
+}
+
+extension PredicateExpressions.Value: OperandExpression {
+  fileprivate var operand: Operand? { .value(value) }
+}
+
+extension PredicateExpressions.NilLiteral: OperandExpression {
+  fileprivate var operand: Operand? { .value(nil) }
+}
+
+extension PredicateExpressions.Equal: IndexTermExpression {
+  var indexTerms: [IndexTerm] {
+    guard let left = (lhs as? any OperandExpression)?.operand,
+      let right = (rhs as? any OperandExpression)?.operand
+    else { return [] }
+    switch (left, right) {
+    case (.keyPath(let keyPath), .value(let value)), (.value(let value), .keyPath(let keyPath)):
+      return [IndexTerm(keyPath: keyPath, value: value)]
+    default:
+      return []
+    }
+  }
+}
+
+extension PredicateExpressions.Conjunction: IndexTermExpression {
+  var indexTerms: [IndexTerm] {
+    ((lhs as? any IndexTermExpression)?.indexTerms ?? [])
+      + ((rhs as? any IndexTermExpression)?.indexTerms ?? [])
+  }
+}

@@ -1,0 +1,23 @@
+/// What changed on one saved object since the last save: the committed value of each
+/// changed property (for rollback and ``ObjectContext/committedValues(of:)``) and, for
+/// ordered to-many relationships, the index edits made since (for the store).
+final class ObjectChanges {
+  /// The value each changed property held at the last save.
+  var committed: [Int: Slot] = [:]
+  /// Index edits per to-many property, in the order they were made.
+  var edits: [Int: [ListEditRecord]] = [:]
+  /// To-many properties replaced in a way that is not a sequence of recorded edits.
+  var replaced: Set<Int> = []
+
+  /// Records a change of `property` from `old`.
+  func record(_ property: Int, from old: Slot, edit: ListEditRecord?, isToMany: Bool) {
+    if committed[property] == nil { committed[property] = old }
+    guard isToMany else { return }
+    if let edit, !replaced.contains(property) {
+      edits[property, default: []].append(edit)
+    } else {
+      replaced.insert(property)
+      edits[property] = nil
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+extension ObjectContext {
+  /// The objects of a model class that match a descriptor, pending changes included
+  /// (inserted objects are found, deleted ones are not).
+  ///
+  /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/unknownEntity`` when
+  ///   the class is not in the container's schema, or ``ObjectGraphError/Code/invalidFetch``
+  ///   when the predicate cannot be evaluated.
+  /// - Complexity: O(*m* log *m*) in the candidates: the matching index bucket for an
+  ///   indexed equality, all objects of the class otherwise.
+  public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+    let table = try self.table(for: T.self)
+    var results = try matches(of: descriptor.predicate, in: table)
+    try sort(&results, by: descriptor.sortBy)
+    let offset = min(max(descriptor.fetchOffset ?? 0, 0), results.count)
+    let end = descriptor.fetchLimit.map { min(offset + max($0, 0), results.count) } ?? results.count
+    if offset > 0 || end < results.count { results = Array(results[offset..<end]) }
+    return results
+  }
+
+  /// The number of objects of a model class that match a descriptor's predicate (its sort
+  /// descriptors are ignored; limit and offset apply).
+  ///
+  /// - Throws: As ``fetch(_:)``.
+  public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+    let table = try self.table(for: T.self)
+    var count =
+      descriptor.predicate == nil ? table.count : try matches(of: descriptor.predicate, in: table).count
+    count -= min(max(descriptor.fetchOffset ?? 0, 0), count)
+    if let limit = descriptor.fetchLimit { count = min(count, max(limit, 0)) }
+    return count
+  }
+
+  /// The live objects of a table that satisfy a predicate, in identifier order.
+  private func matches<T: ManagedObject>(of predicate: Predicate<T>?, in table: EntityTable)
+    throws -> [T]
+  {
+    let candidates = indexedCandidates(for: predicate, in: table) ?? Array(table.objects.values)
+    var results: [T] = []
+    results.reserveCapacity(candidates.count)
+    for candidate in candidates {
+      let object = unsafeDowncast(candidate, to: T.self)
+      if let predicate {
+        do {
+          guard try predicate.evaluate(object) else { continue }
+        } catch {
+          throw ObjectGraphError(
+            .invalidFetch, "the predicate on \(table.model.name) cannot be evaluated",
+            entity: table.model.name, underlying: error)
+        }
+      }
+      results.append(object)
+    }
+    results.sort { $0.storedObjectID!.rawValue < $1.storedObjectID!.rawValue }
+    return results
+  }
+
+  /// The smallest index bucket that a predicate's equalities select, or nil when no index
+  /// applies. The predicate is still evaluated on each candidate.
+  func indexedCandidates<T: ManagedObject>(for predicate: Predicate<T>?, in table: EntityTable)
+    -> [ManagedObject]?
+  {
+    guard let expression = predicate?.expression as? any IndexTermExpression else { return nil }
+    var best: [ManagedObject]?
+    for term in expression.indexTerms {
+      guard let property = table.model.propertyIndex(for: term.keyPath) else { continue }
+      let bucket: [ManagedObject]
+      if let index = table.attributeIndexes[property] {
+        let key = term.value.map { AttributeCodec.encode($0) } ?? .null
+        bucket = index.objects(for: key).map(Array.init) ?? []
+      } else if let index = table.toOneIndexes[property] {
+        let target = term.value.flatMap(Self.unwrapObject)
+        if term.value != nil, target == nil, !Self.isNilValue(term.value!) { continue }
+        bucket = index.objects(for: target.map(ObjectIdentifier.init)).map(Array.init) ?? []
+      } else {
+        continue
+      }
+      if best == nil || bucket.count < best!.count { best = bucket }
+    }
+    return best
+  }
+
+  private static func unwrapObject(_ value: Any) -> ManagedObject? {
+    if let object = value as? ManagedObject { return object }
+    if let optional = value as? any OptionalAttribute, !optional.isNone {
+      return optional.wrappedAny as? ManagedObject
+    }
+    return nil
+  }
+
+  private static func isNilValue(_ value: Any) -> Bool {
+    (value as? any OptionalAttribute)?.isNone ?? false
+  }
+
+  private func sort<T: ManagedObject>(_ results: inout [T], by descriptors: [SortDescriptor<T>])
+    throws
+  {
+    guard !descriptors.isEmpty else { return }
+    results.sort { lhs, rhs in
+      for descriptor in descriptors {
+        switch descriptor.compare(lhs, rhs) {
+        case .orderedAscending: return true
+        case .orderedDescending: return false
+        case .orderedSame: continue
+        }
+      }
+      return lhs.storedObjectID!.rawValue < rhs.storedObjectID!.rawValue
+    }
+  }
+}

@@ -1,0 +1,189 @@
+extension ObjectContext {
+  /// Validates the pending changes and hands them to the store as one changeset.
+  ///
+  /// Validation checks unique attributes, deny rules of deleted objects and the count bounds
+  /// of to-many relationships. If validation or the store fails, nothing is written and the
+  /// context keeps every pending change, exactly as before the call.
+  ///
+  /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/uniqueConstraint``
+  ///   (naming entity, attribute and value), ``ObjectGraphError/Code/denyRule`` (naming the
+  ///   object and relationship), ``ObjectGraphError/Code/countBounds``, or the store's error.
+  /// - Complexity: O(*k*) in the changed objects and properties.
+  public func save() throws {
+    guard hasChanges else { return }
+    try validate()
+    try coordinator.save(makeChangeset())
+    commit()
+  }
+
+  /// Discards every change since the last save: inserted objects leave the context, changed
+  /// properties (on both sides of each relationship) get their saved values back, and
+  /// deleted objects return.
+  ///
+  /// - Complexity: O(*k*) in the changed objects and properties.
+  public func rollback() {
+    let insertedObjects = Array(inserted.values)
+    for object in insertedObjects {
+      table(for: object.model).remove(object)
+      unregister(object)
+    }
+    for object in updated.values {
+      guard let changes = object.changes else { continue }
+      let table = self.table(for: object.model)
+      for (property, committed) in changes.committed {
+        let current = object.slots[property]
+        object.notifyObservers(of: property) { object.slots[property] = committed }
+        if object.lifecycle == .persisted {
+          table.update(object, property, from: current, to: committed)
+        }
+      }
+      object.changes = nil
+    }
+    for object in deleted.values {
+      object.lifecycle = .persisted
+      table(for: object.model).add(object)
+    }
+    for object in insertedObjects {
+      object.detachFromContext(clearingRelationships: true)
+      object.storedObjectID = nil
+    }
+    inserted = [:]
+    updated = [:]
+    deleted = [:]
+  }
+
+  // MARK: Validation
+
+  func validate() throws {
+    for object in sortedByID(deleted.values) {
+      for property in object.model.properties {
+        guard case .relationship(let relationship) = property.kind,
+          relationship.deleteRule == .deny
+        else { continue }
+        let remaining = object.slots[property.index].objects.filter { !$0.isDeleted }
+        if let first = remaining.first {
+          throw ObjectGraphError(
+            .denyRule,
+            "cannot delete \(object.model.name) \(object.storedObjectID!): its relationship "
+              + "\(property.name) (delete rule deny) still holds \(remaining.count) "
+              + "object(s), first \(first)",
+            entity: object.model.name, property: property.name, objectID: object.storedObjectID)
+        }
+      }
+    }
+    let changed = sortedByID(inserted.values) + sortedByID(updated.values.filter { !$0.isDeleted })
+    for object in changed {
+      let table = self.table(for: object.model)
+      for property in object.model.properties {
+        if object.lifecycle != .inserted, object.changes?.committed[property.index] == nil {
+          continue
+        }
+        switch property.kind {
+        case .attribute(let attribute) where attribute.description.isUnique:
+          let value = object.slots[property.index].value
+          if value != .null, let clashes = table.attributeIndexes[property.index]?.count(for: value),
+            clashes > 1
+          {
+            throw ObjectGraphError(
+              .uniqueConstraint,
+              "\(object.model.name).\(property.name) must be unique, but \(clashes) objects "
+                + "hold \(value)", entity: object.model.name, property: property.name,
+              objectID: object.storedObjectID)
+          }
+        case .relationship(let relationship) where relationship.isToMany:
+          let count = object.slots[property.index].objects.count
+          if let minimum = relationship.minimumCount, count < minimum {
+            throw boundsError(object, property, count, "at least \(minimum)")
+          }
+          if let maximum = relationship.maximumCount, count > maximum {
+            throw boundsError(object, property, count, "at most \(maximum)")
+          }
+        default:
+          break
+        }
+      }
+    }
+  }
+
+  private func boundsError(
+    _ object: ManagedObject, _ property: PropertyModel, _ count: Int, _ bound: String
+  ) -> ObjectGraphError {
+    ObjectGraphError(
+      .countBounds,
+      "\(object.model.name) \(object.storedObjectID!).\(property.name) holds \(count) "
+        + "object(s) but must hold \(bound)", entity: object.model.name,
+      property: property.name, objectID: object.storedObjectID)
+  }
+
+  // MARK: Changeset
+
+  func makeChangeset() -> Changeset {
+    var changeset = Changeset(nextObjectNumber: coordinator.reservedUpTo)
+    for object in sortedByID(inserted.values) {
+      changeset.inserted.append(
+        ObjectSnapshot(
+          id: object.storedObjectID!, entity: table(for: object.model).entityIndex,
+          values: object.slots.map(persistentValue)))
+    }
+    for object in sortedByID(updated.values) where object.lifecycle == .persisted {
+      guard let changes = object.changes else { continue }
+      var propertyChanges: [PropertyChange] = []
+      for (property, committed) in changes.committed.sorted(by: { $0.key < $1.key }) {
+        let current = object.slots[property]
+        if case .toMany(let list) = current {
+          if let edits = changes.edits[property], let listEdits = listEdits(edits, count: list.count) {
+            if !listEdits.isEmpty {
+              propertyChanges.append(PropertyChange(property: property, kind: .edit(listEdits)))
+            }
+            continue
+          }
+        }
+        let value = persistentValue(current)
+        if value != persistentValue(committed) {
+          propertyChanges.append(PropertyChange(property: property, kind: .set(value)))
+        }
+      }
+      if !propertyChanges.isEmpty {
+        changeset.updated.append(
+          ObjectUpdate(
+            id: object.storedObjectID!, entity: table(for: object.model).entityIndex,
+            changes: propertyChanges))
+      }
+    }
+    changeset.deleted = sortedByID(deleted.values).map { $0.storedObjectID! }
+    return changeset
+  }
+
+  /// The recorded edits as store edits, or nil when replacing the list is cheaper or the
+  /// edits mention an object that will not be in the store.
+  private func listEdits(_ records: [ListEditRecord], count: Int) -> [ListEdit]? {
+    guard records.count <= max(count, 1) else { return nil }
+    var edits: [ListEdit] = []
+    edits.reserveCapacity(records.count)
+    for record in records {
+      switch record {
+      case .insert(let object, let position):
+        guard object.trackingContext === self, let id = object.storedObjectID else { return nil }
+        edits.append(.insert(id, at: position))
+      case .remove(let position):
+        edits.append(.remove(at: position))
+      case .move(let from, let to):
+        edits.append(.move(from: from, to: to))
+      }
+    }
+    return edits
+  }
+
+  /// Makes the saved state the new committed state.
+  private func commit() {
+    for object in inserted.values { object.lifecycle = .persisted }
+    for object in updated.values { object.changes = nil }
+    for object in deleted.values {
+      unregister(object)
+      object.detachFromContext(clearingRelationships: true)
+    }
+    inserted = [:]
+    updated = [:]
+    deleted = [:]
+  }
+}

@@ -1,0 +1,321 @@
+import Foundation
+
+/// A scratchpad of model objects: it tracks what you insert, change and delete, keeps every
+/// relationship consistent, answers fetches (pending changes included) and saves to the
+/// container's store.
+///
+/// ```swift
+/// let context = container.mainContext
+/// let inbox = Box(title: "Inbox")
+/// context.insert(inbox)
+/// let task = Box(title: "Task", parent: inbox)   // inserted too: related to inbox
+/// try context.save()
+/// ```
+///
+/// A context holds at most one instance per ``ObjectID`` (its identity map) and all objects
+/// it has loaded or been given. A context and its objects stay on one actor (the main
+/// context on the main actor). Releasing a context releases its objects: it unlinks their
+/// relationships, so no reference cycle between parents and children outlives it.
+public final class ObjectContext {
+  let coordinator: StoreCoordinator
+  /// The identity map: every registered object (inserted, saved or deleted-but-unsaved).
+  private(set) var registered: [ObjectID: ManagedObject] = [:]
+  /// One table per entity of the schema, in schema order.
+  private(set) var tables: [EntityTable] = []
+  private var tablesByModel: [ObjectIdentifier: EntityTable] = [:]
+
+  var inserted: [ObjectIdentifier: ManagedObject] = [:]
+  var updated: [ObjectIdentifier: ManagedObject] = [:]
+  var deleted: [ObjectIdentifier: ManagedObject] = [:]
+  private var reservedNumbers: Range<UInt64> = 0..<0
+
+  /// Creates a context of a container, loading the store's objects.
+  ///
+  /// - Throws: The store's error when it cannot be read, or
+  ///   ``ObjectGraphError/Code/corruptStore`` when its objects do not fit the schema.
+  public convenience init(_ container: ObjectContainer) throws {
+    try self.init(coordinator: container.coordinator, contents: container.coordinator.store.load())
+  }
+
+  init(coordinator: StoreCoordinator, contents: StoreContents) throws {
+    self.coordinator = coordinator
+    for (index, model) in coordinator.models.enumerated() {
+      let table = EntityTable(model: model, entityIndex: index)
+      tables.append(table)
+      tablesByModel[ObjectIdentifier(model)] = table
+    }
+    try materialize(contents)
+  }
+
+  deinit {
+    // Break parent/child reference cycles and dangling back-references.
+    for object in registered.values { object.detachFromContext(clearingRelationships: true) }
+    for object in inserted.values { object.detachFromContext(clearingRelationships: true) }
+  }
+
+  // MARK: Inspecting
+
+  /// The schema of the context's container.
+  public var schema: Schema { coordinator.schema }
+
+  /// Whether anything was inserted, changed or deleted since the last save.
+  public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+
+  /// Objects inserted since the last save, in insertion order.
+  public var insertedObjects: [ManagedObject] { sortedByID(inserted.values) }
+
+  /// Saved objects with changed properties since the last save (not deleted ones).
+  public var updatedObjects: [ManagedObject] {
+    sortedByID(updated.values.filter { $0.lifecycle == .persisted })
+  }
+
+  /// Saved objects deleted since the last save.
+  public var deletedObjects: [ManagedObject] { sortedByID(deleted.values) }
+
+  /// Every object the context holds, saved or not, excluding deleted ones.
+  public var registeredObjects: [ManagedObject] {
+    sortedByID(registered.values.filter { !$0.isDeleted })
+  }
+
+  /// The registered object with an identifier, if the context holds it (deleted ones too).
+  public func object(with id: ObjectID) -> ManagedObject? { registered[id] }
+
+  /// The names of the properties of `object` changed since the last save, with their
+  /// current values; empty for an unchanged object. For an inserted object, every property.
+  ///
+  /// Relationship values are given as object identifiers.
+  public func changedValues(of object: ManagedObject) -> [String: PersistentValue] {
+    let properties = object.model.properties
+    if object.lifecycle == .inserted {
+      return Dictionary(
+        uniqueKeysWithValues: properties.map { ($0.name, persistentValue(object.slots[$0.index])) })
+    }
+    guard let changes = object.changes else { return [:] }
+    return Dictionary(
+      uniqueKeysWithValues: changes.committed.keys.map {
+        (properties[$0].name, persistentValue(object.slots[$0]))
+      })
+  }
+
+  /// The values that the changed properties of `object` held at the last save.
+  public func committedValues(of object: ManagedObject) -> [String: PersistentValue] {
+    guard let changes = object.changes else { return [:] }
+    let properties = object.model.properties
+    return Dictionary(
+      uniqueKeysWithValues: changes.committed.map { (properties[$0.key].name, persistentValue($0.value)) })
+  }
+
+  // MARK: Inserting
+
+  /// Inserts an object and every object it reaches through relationships.
+  ///
+  /// Inserting an object already in this context does nothing. Objects reached through
+  /// relationships that are already in this context stay as they are.
+  ///
+  /// - Precondition: The object's class is in the container's schema, and neither it nor any
+  ///   object it reaches belongs to another context.
+  /// - Complexity: O(*k*) in the number of newly inserted objects and their relationships.
+  public func insert(_ object: ManagedObject) {
+    if object.trackingContext === self { return }
+    var pending = [object]
+    while let next = pending.popLast() {
+      if next.trackingContext === self { continue }
+      precondition(
+        next.trackingContext == nil, "ObjectGraph: \(next) belongs to another context")
+      register(next)
+      for property in next.model.properties where property.isRelationship {
+        for related in next.slots[property.index].objects where related.trackingContext !== self {
+          pending.append(related)
+        }
+      }
+    }
+  }
+
+  private func register(_ object: ManagedObject) {
+    let table = self.table(for: object.model)
+    if reservedNumbers.isEmpty { reservedNumbers = coordinator.reserveObjectNumbers(1024) }
+    let id = ObjectID(rawValue: reservedNumbers.popFirst()!)
+    object.storedObjectID = id
+    object.trackingContext = self
+    object.lifecycle = .inserted
+    registered[id] = object
+    inserted[ObjectIdentifier(object)] = object
+    table.add(object)
+  }
+
+  /// Removes an object from the identity map.
+  func unregister(_ object: ManagedObject) {
+    if let id = object.storedObjectID { registered[id] = nil }
+  }
+
+  // MARK: Tables
+
+  func table(for model: EntityModel) -> EntityTable {
+    guard let table = tablesByModel[ObjectIdentifier(model)] else {
+      preconditionFailure(
+        "ObjectGraph: \(model.name) is not a model of this context's container; list it in "
+          + "ObjectContainer(for:)")
+    }
+    return table
+  }
+
+  func table(for type: ManagedObject.Type) throws -> EntityTable {
+    let model = ModelRegistry.model(for: type)
+    guard let table = tablesByModel[ObjectIdentifier(model)] else {
+      throw ObjectGraphError(
+        .unknownEntity, "\(model.name) is not a model of this context's container",
+        entity: model.name)
+    }
+    return table
+  }
+
+  // MARK: Change tracking
+
+  /// Called by ``ManagedObject/writeSlot(_:_:edit:)`` before a registered object's property
+  /// changes: records the committed value and the list edit.
+  func objectWillChange(
+    _ object: ManagedObject, property: Int, from old: Slot, edit: ListEditRecord?
+  ) {
+    switch object.lifecycle {
+    case .persisted, .deleted:
+      let changes: ObjectChanges
+      if let existing = object.changes {
+        changes = existing
+      } else {
+        changes = ObjectChanges()
+        object.changes = changes
+        updated[ObjectIdentifier(object)] = object
+      }
+      let isToMany: Bool
+      if case .toMany = old { isToMany = true } else { isToMany = false }
+      changes.record(property, from: old, edit: edit, isToMany: isToMany)
+    case .inserted, .detached:
+      break
+    }
+  }
+
+  /// Called after a registered object's property changed: keeps the indexes current.
+  func objectDidChange(_ object: ManagedObject, property: Int, from old: Slot, to new: Slot) {
+    guard object.lifecycle != .deleted else { return }
+    table(for: object.model).update(object, property, from: old, to: new)
+  }
+
+  // MARK: Loading
+
+  private func materialize(_ contents: StoreContents) throws {
+    let state = ModelBuildState.current
+    var loaded: [(ManagedObject, ObjectSnapshot)] = []
+    loaded.reserveCapacity(contents.objects.count)
+    registered.reserveCapacity(contents.objects.count)
+    try state.run(.materialize, model: nil) {
+      for snapshot in contents.objects {
+        guard tables.indices.contains(snapshot.entity) else {
+          throw ObjectGraphError(
+            .corruptStore, "stored object \(snapshot.id) has unknown entity \(snapshot.entity)",
+            objectID: snapshot.id)
+        }
+        let model = tables[snapshot.entity].model
+        guard snapshot.values.count == model.properties.count else {
+          throw ObjectGraphError(
+            .corruptStore,
+            "stored object \(snapshot.id) of \(model.name) has \(snapshot.values.count) values "
+              + "for \(model.properties.count) properties", entity: model.name,
+            objectID: snapshot.id)
+        }
+        state.mode = .materialize
+        state.model = model
+        let object = model.type.init()
+        object.storedObjectID = snapshot.id
+        object.lifecycle = .persisted
+        object.trackingContext = self
+        guard registered.updateValue(object, forKey: snapshot.id) == nil else {
+          throw ObjectGraphError(
+            .corruptStore, "stored object \(snapshot.id) appears twice", entity: model.name,
+            objectID: snapshot.id)
+        }
+        loaded.append((object, snapshot))
+      }
+    }
+    for (object, snapshot) in loaded {
+      let model = object.model
+      for property in model.properties {
+        object.slots[property.index] = try slot(
+          snapshot.values[property.index], for: property, of: model, id: snapshot.id)
+      }
+    }
+    for (object, snapshot) in loaded { tables[snapshot.entity].add(object) }
+  }
+
+  private func slot(
+    _ value: PersistentValue, for property: PropertyModel, of model: EntityModel, id: ObjectID
+  ) throws -> Slot {
+    func resolve(_ target: ObjectID, _ relationship: RelationshipModel) throws -> ManagedObject {
+      guard let object = registered[target], object.isKind(of: relationship.destinationType)
+      else {
+        throw ObjectGraphError(
+          .corruptStore,
+          "stored object \(id) of \(model.name) refers through \(property.name) to \(target), "
+            + "which is not a stored \(relationship.destination.name)", entity: model.name,
+          property: property.name, objectID: id)
+      }
+      return object
+    }
+    switch (property.kind, value) {
+    case (.attribute, _):
+      return .value(value)
+    case (.relationship(let relationship), .null):
+      return relationship.isToMany ? .toMany([]) : .toOne(nil)
+    case (.relationship(let relationship), .reference(let target)) where !relationship.isToMany:
+      return .toOne(try resolve(target, relationship))
+    case (.relationship(let relationship), .references(let targets)) where relationship.isToMany:
+      return .toMany(try targets.map { try resolve($0, relationship) })
+    default:
+      throw ObjectGraphError(
+        .corruptStore, "stored object \(id) of \(model.name) holds \(value) in \(property.name)",
+        entity: model.name, property: property.name, objectID: id)
+    }
+  }
+
+  // MARK: Helpers
+
+  func persistentValue(_ slot: Slot) -> PersistentValue {
+    switch slot {
+    case .value(let value): value
+    case .toOne(let object): object.flatMap(\.storedObjectID).map { .reference($0) } ?? .null
+    case .toMany(let objects): .references(objects.compactMap(\.storedObjectID))
+    }
+  }
+
+  func sortedByID<S: Sequence>(_ objects: S) -> [ManagedObject] where S.Element == ManagedObject {
+    objects.sorted { ($0.storedObjectID?.rawValue ?? 0) < ($1.storedObjectID?.rawValue ?? 0) }
+  }
+}
+
+extension ManagedObject {
+  /// Takes the object out of its context (rollback of an insert, save of a delete, the
+  /// context going away).
+  final func detachFromContext(clearingRelationships: Bool) {
+    trackingContext = nil
+    changes = nil
+    lifecycle = .detached
+    guard clearingRelationships else { return }
+    for property in model.properties where property.isRelationship {
+      if case .toMany(let objects) = slots[property.index], objects.isEmpty { continue }
+      if case .toOne(nil) = slots[property.index] { continue }
+      notifyObservers(of: property.index) {
+        slots[property.index] = slots[property.index].emptied
+      }
+    }
+  }
+}
+
+extension Slot {
+  /// The empty value of a relationship slot.
+  var emptied: Slot {
+    switch self {
+    case .value: self
+    case .toOne: .toOne(nil)
+    case .toMany: .toMany([])
+    }
+  }
+}

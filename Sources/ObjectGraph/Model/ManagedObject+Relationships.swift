@@ -1,0 +1,187 @@
+/// Relationship bookkeeping: every change of one side of a relationship is mirrored on the
+/// inverse side at once, on objects in a context or not, and relating an object to one in a
+/// context inserts it there.
+///
+/// All writes go through ``ManagedObject/writeSlot(_:_:edit:)``, so change tracking, indexes
+/// and observers see the inverse side effects like any other change.
+extension ManagedObject {
+  // MARK: To-one
+
+  /// Sets a to-one relationship, updating both sides.
+  final func setToOne(_ index: Int, to newTarget: ManagedObject?) {
+    let relationship = model.relationship(index)!
+    let oldTarget = slots[index].object
+    if oldTarget === newTarget { return }
+    if let newTarget { checkDestination(newTarget, of: relationship, index) }
+    if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
+      if let oldTarget { oldTarget.unlink(self, fromInverse: inverse, isToMany: inverseModel.isToMany) }
+      if let newTarget {
+        newTarget.link(self, intoInverse: inverse, of: inverseModel, forward: index)
+      }
+    }
+    writeSlot(index, .toOne(newTarget))
+    if let newTarget { adopt(newTarget) }
+  }
+
+  // MARK: To-many
+
+  /// Replaces a to-many relationship's objects, updating every inverse that changed.
+  ///
+  /// Duplicates keep their first position. The change is recorded as one list edit when it
+  /// is one (append, insert, remove, single move), as a replacement otherwise.
+  final func setToMany(_ index: Int, to requested: [ManagedObject]) {
+    let relationship = model.relationship(index)!
+    let old = slots[index].objects
+    var seen = Set<ObjectIdentifier>(minimumCapacity: requested.count)
+    var new: [ManagedObject] = []
+    new.reserveCapacity(requested.count)
+    for object in requested where seen.insert(ObjectIdentifier(object)).inserted {
+      checkDestination(object, of: relationship, index)
+      new.append(object)
+    }
+    guard let edit = ListEditRecord.singleEdit(from: old, to: new) else {
+      replaceToMany(index, relationship, old: old, new: new, newIDs: seen)
+      return
+    }
+    switch edit {
+    case .none: return
+    case .some(.insert(let object, let position)): insertRelated(object, at: position, into: index)
+    case .some(.remove(let position)): removeRelated(at: position, from: index)
+    case .some(.move(let from, let to)): moveRelated(from: from, to: to, in: index)
+    }
+  }
+
+  private final func replaceToMany(
+    _ index: Int, _ relationship: RelationshipModel, old: [ManagedObject], new: [ManagedObject],
+    newIDs: Set<ObjectIdentifier>
+  ) {
+    let oldIDs = Set(old.lazy.map(ObjectIdentifier.init))
+    if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
+      for object in old where !newIDs.contains(ObjectIdentifier(object)) {
+        object.unlink(self, fromInverse: inverse, isToMany: inverseModel.isToMany)
+      }
+      for object in new where !oldIDs.contains(ObjectIdentifier(object)) {
+        object.link(self, intoInverse: inverse, of: inverseModel, forward: index)
+      }
+    }
+    writeSlot(index, .toMany(new))
+    for object in new where !oldIDs.contains(ObjectIdentifier(object)) { adopt(object) }
+  }
+
+  /// Inserts an object into an ordered to-many relationship; if it is already there, moves it.
+  final func insertRelated(_ object: ManagedObject, at position: Int, into index: Int) {
+    let relationship = model.relationship(index)!
+    checkDestination(object, of: relationship, index)
+    let list = slots[index].objects
+    precondition(position >= 0 && position <= list.count, "insert position out of range")
+    if let current = list.firstIndex(where: { $0 === object }) {
+      moveRelated(from: current, to: min(position, list.count - 1), in: index)
+      return
+    }
+    if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
+      object.link(self, intoInverse: inverse, of: inverseModel, forward: index)
+    }
+    editToMany(index, .insert(object, at: position)) { $0.insert(object, at: position) }
+    adopt(object)
+  }
+
+  /// Removes the object at a position of an ordered to-many relationship.
+  final func removeRelated(at position: Int, from index: Int) {
+    let relationship = model.relationship(index)!
+    let object = slots[index].objects[position]
+    if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
+      object.unlink(self, fromInverse: inverse, isToMany: inverseModel.isToMany)
+    }
+    editToMany(index, .remove(at: position)) { $0.remove(at: position) }
+  }
+
+  /// Moves an object within an ordered to-many relationship (`Array` semantics: remove at
+  /// `from`, then insert at `to`).
+  final func moveRelated(from: Int, to: Int, in index: Int) {
+    if from == to { return }
+    editToMany(index, .move(from: from, to: to)) { $0.insert($0.remove(at: from), at: to) }
+  }
+
+  /// Applies an index edit to a to-many slot and records it.
+  private final func editToMany(
+    _ index: Int, _ edit: ListEditRecord, _ body: (inout [ManagedObject]) -> Void
+  ) {
+    var list = slots[index].objects
+    body(&list)
+    writeSlot(index, .toMany(list), edit: edit)
+  }
+
+  // MARK: Inverse side
+
+  /// Removes `owner` from this object's inverse relationship `index`.
+  final func unlink(_ owner: ManagedObject, fromInverse index: Int, isToMany: Bool) {
+    if isToMany {
+      guard let position = slots[index].objects.firstIndex(where: { $0 === owner }) else {
+        return
+      }
+      editToMany(index, .remove(at: position)) { $0.remove(at: position) }
+    } else if slots[index].object === owner {
+      writeSlot(index, .toOne(nil))
+    }
+  }
+
+  /// Makes this object's inverse relationship `index` hold `owner`, taking this object away
+  /// from whatever held it before through the forward relationship `forward`.
+  final func link(
+    _ owner: ManagedObject, intoInverse index: Int, of inverseModel: RelationshipModel,
+    forward: Int
+  ) {
+    if inverseModel.isToMany {
+      let list = slots[index].objects
+      if list.contains(where: { $0 === owner }) { return }
+      editToMany(index, .insert(owner, at: list.count)) { $0.append(owner) }
+    } else {
+      let previous = slots[index].object
+      if previous === owner { return }
+      if let previous {
+        // `previous` held this object through `forward`; it lets go (one-to-one or to-many).
+        let isForwardToMany = owner.model.relationship(forward)!.isToMany
+        previous.unlink(self, fromInverse: forward, isToMany: isForwardToMany)
+      }
+      writeSlot(index, .toOne(owner))
+    }
+  }
+
+  // MARK: Helpers
+
+  private final func checkDestination(
+    _ object: ManagedObject, of relationship: RelationshipModel, _ index: Int
+  ) {
+    precondition(
+      object.isKind(of: relationship.destinationType),
+      "ObjectGraph: \(model.name).\(model.properties[index].name) holds "
+        + "\(relationship.destinationType), not \(type(of: object))")
+  }
+
+  /// Relating two objects puts them in the same context: whichever is inserted brings the
+  /// other in.
+  private final func adopt(_ object: ManagedObject) {
+    switch (trackingContext, object.trackingContext) {
+    case (let context?, nil): context.insert(object)
+    case (nil, let context?): context.insert(self)
+    case (let mine?, let theirs?):
+      precondition(
+        mine === theirs, "ObjectGraph: cannot relate objects of two different contexts")
+    case (nil, nil): break
+    }
+  }
+
+  final func isKind(of type: ManagedObject.Type) -> Bool {
+    var current: AnyClass? = Swift.type(of: self)
+    while let candidate = current {
+      if candidate == type { return true }
+      current = class_getSuperclassPortable(candidate)
+    }
+    return false
+  }
+}
+
+/// `class_getSuperclass` without the Objective-C runtime.
+private func class_getSuperclassPortable(_ type: AnyClass) -> AnyClass? {
+  _getSuperclass(type)
+}

@@ -1,0 +1,151 @@
+import Observation
+
+/// The base class of every model class.
+///
+/// Subclass it, declare persistent properties with ``Attribute`` and ``Relationship``, and
+/// insert instances into an ``ObjectContext``:
+///
+/// ```swift
+/// final class Box: ManagedObject {
+///   @Attribute(.unique) var id = UUID()
+///   @Attribute var title = ""
+///   @Relationship(inverse: \Box.children) var parent: Box?
+///   @Relationship(deleteRule: .cascade) var children: [Box]
+///
+///   convenience init(title: String, parent: Box? = nil) {
+///     self.init()
+///     self.title = title
+///     self.parent = parent
+///   }
+/// }
+/// ```
+///
+/// Every model object is `Observable` (reading a property inside `withObservationTracking` or
+/// a SwiftUI view registers it) and `Hashable` by identity. A subclass must keep the
+/// `required init()`; its stored properties that are not attributes or relationships are not
+/// persisted and must not create model objects in their initial values.
+open class ManagedObject: Observable, Hashable {
+  /// The property values, indexed by the schema's property number.
+  @usableFromInline final var slots: ContiguousArray<Slot>
+  /// The class's model; set on first need for objects the user creates.
+  final var storedModel: EntityModel?
+  /// The context that tracks this object; it clears this reference before it goes away.
+  final unowned(unsafe) var trackingContext: ObjectContext?
+  final var storedObjectID: ObjectID?
+  /// What changed since the last save, for a saved object; nil when unchanged.
+  final var changes: ObjectChanges?
+  final var registrar: ObservationRegistrar?
+  final var lifecycle: Lifecycle = .detached
+
+  /// Where an object stands with its context.
+  enum Lifecycle: UInt8 {
+    /// In no context.
+    case detached
+    /// Inserted into a context, not yet saved.
+    case inserted
+    /// Saved in the context's store.
+    case persisted
+    /// Deleted in its context, not yet saved.
+    case deleted
+  }
+
+  /// Creates an object in no context. Insert it, or relate it to an inserted object.
+  public required init() {
+    let frame = ModelBuildState.current.takeFrame()
+    slots = frame.slots
+    storedModel = frame.model
+  }
+
+  // MARK: Identity
+
+  /// The object's identity, assigned when it is inserted into a context; nil before.
+  public final var objectID: ObjectID? { storedObjectID }
+
+  /// The context the object is inserted in, if any.
+  public final var context: ObjectContext? { trackingContext }
+
+  /// Whether the object is deleted in its context and not yet saved.
+  public final var isDeleted: Bool { lifecycle == .deleted }
+
+  /// Whether the object was inserted into its context and not yet saved.
+  public final var isInserted: Bool { lifecycle == .inserted }
+
+  /// Whether the object has unsaved changes: inserted, updated or deleted.
+  public final var hasChanges: Bool {
+    lifecycle == .inserted || lifecycle == .deleted || changes != nil
+  }
+
+  public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+
+  public final func hash(into hasher: inout Hasher) {
+    hasher.combine(ObjectIdentifier(self))
+  }
+
+  // MARK: Model
+
+  /// The model of this object's class.
+  final var model: EntityModel {
+    if let storedModel { return storedModel }
+    let model = ModelRegistry.model(for: type(of: self))
+    storedModel = model
+    return model
+  }
+
+  /// The entity name: the class's name.
+  public final var entityName: String { model.name }
+
+  // MARK: Slot access
+
+  /// Reads a slot, registering the access with Observation.
+  @usableFromInline
+  final func readSlot(_ index: Int) -> Slot {
+    let model = self.model
+    if model.isPrototype(self) { model.recordProbe(index) }
+    if registrar == nil { registrar = ObservationRegistrar() }
+    registrar!.access(self, keyPath: model.observationKeys[index])
+    return slots[index]
+  }
+
+  /// Writes a slot, telling the context (change tracking, indexes) and observers.
+  ///
+  /// Every write of a slot after initialization goes through here; relationship bookkeeping
+  /// composes these writes. `edit` describes an ordered to-many change by index, when known.
+  final func writeSlot(_ index: Int, _ newValue: Slot, edit: ListEditRecord? = nil) {
+    let key = registrar == nil ? nil : model.observationKeys[index]
+    if let key { registrar!.willSet(self, keyPath: key) }
+    let oldValue = slots[index]
+    trackingContext?.objectWillChange(self, property: index, from: oldValue, edit: edit)
+    slots[index] = newValue
+    trackingContext?.objectDidChange(self, property: index, from: oldValue, to: newValue)
+    if let key { registrar!.didSet(self, keyPath: key) }
+  }
+
+  /// Tells observers of one property that it changed, without tracking (rollback, load).
+  final func notifyObservers(of index: Int, _ body: () -> Void) {
+    guard let registrar else { return body() }
+    let key = model.observationKeys[index]
+    registrar.willSet(self, keyPath: key)
+    body()
+    registrar.didSet(self, keyPath: key)
+  }
+
+  final func setAttribute(_ index: Int, to value: PersistentValue) {
+    if case .value(let old) = slots[index], old == value { return }
+    writeSlot(index, .value(value))
+  }
+}
+
+extension ManagedObject: CustomStringConvertible {
+  public var description: String {
+    let id = storedObjectID.map(\.description) ?? "new"
+    return "\(type(of: self))(\(id))"
+  }
+}
+
+extension ManagedObject {
+  /// A property used only as a Observation key: `\ManagedObject.[observationKey: n]` names
+  /// property number `n` of any object, so observers can be told about a property without
+  /// the user's key paths.
+  @usableFromInline
+  final subscript(observationKey index: Int) -> Int { index }
+}

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Per-thread state that connects a model object's property wrappers to the object they
+/// belong to while the object is being initialized.
+///
+/// Swift initializes a subclass's stored properties (the wrappers) before `ManagedObject.init`
+/// runs, and a wrapper's `init` cannot see its enclosing instance. So each wrapper appends its
+/// slot (its initial value) here, and learns its property number from the slot's position;
+/// `ManagedObject.init` then takes the slots. The same frame lets the framework:
+/// - **materialize** a stored object without evaluating the model's default values
+///   (`= UUID()`, `= Date()`), which would be overwritten at once, and
+/// - **describe** a model class: wrappers record what they were declared with (type,
+///   options, delete rule, inverse) so the schema is built from the classes themselves.
+@usableFromInline
+final class ModelBuildState {
+  enum Mode {
+    /// A user creates an object: evaluate defaults.
+    case create
+    /// The framework loads a stored object: skip defaults; the loader sets every slot.
+    case materialize
+    /// The framework builds a prototype to describe the class.
+    case describe
+  }
+
+  var mode: Mode = .create
+  var slots: ContiguousArray<Slot> = []
+  var blueprints: [PropertyBlueprint] = []
+  /// The model handed to the object being materialized or described, if known.
+  var model: EntityModel?
+
+  /// The current thread's state.
+  @usableFromInline
+  static var current: ModelBuildState {
+    if let pointer = pthread_getspecific(key) {
+      return Unmanaged<ModelBuildState>.fromOpaque(pointer).takeUnretainedValue()
+    }
+    let state = ModelBuildState()
+    pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
+    return state
+  }
+
+  private static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { pointer in
+      #if canImport(Darwin)
+        Unmanaged<ModelBuildState>.fromOpaque(pointer).release()
+      #else
+        if let pointer { Unmanaged<ModelBuildState>.fromOpaque(pointer).release() }
+      #endif
+    }
+    return key
+  }()
+
+  /// Appends a wrapper's slot and returns its property number.
+  @usableFromInline
+  func append(_ slot: Slot, blueprint: @autoclosure () -> PropertyBlueprint) -> Int32 {
+    if mode == .describe { blueprints.append(blueprint()) }
+    slots.append(slot)
+    return Int32(slots.count - 1)
+  }
+
+  /// Evaluates a wrapper's default value with a fresh frame, so that model objects created
+  /// by the default (a nested `Box()`) do not take this object's slots.
+  @usableFromInline
+  func evaluateDefault<Value>(_ makeDefault: () -> Value) -> Value {
+    let savedMode = mode
+    let savedSlots = slots
+    let savedBlueprints = blueprints
+    let savedModel = model
+    mode = .create
+    slots = []
+    blueprints = []
+    model = nil
+    defer {
+      mode = savedMode
+      slots = savedSlots
+      blueprints = savedBlueprints
+      model = savedModel
+    }
+    return makeDefault()
+  }
+
+  /// Runs `body` in a given mode with an empty frame, restoring the frame afterwards.
+  func run<Result>(_ mode: Mode, model: EntityModel?, _ body: () throws -> Result) rethrows
+    -> Result
+  {
+    let savedMode = self.mode
+    let savedSlots = slots
+    let savedBlueprints = blueprints
+    let savedModel = self.model
+    self.mode = mode
+    slots = []
+    blueprints = []
+    self.model = model
+    defer {
+      self.mode = savedMode
+      slots = savedSlots
+      blueprints = savedBlueprints
+      self.model = savedModel
+    }
+    return try body()
+  }
+
+  /// Takes the frame for the object whose `ManagedObject.init` is running.
+  func takeFrame() -> (slots: ContiguousArray<Slot>, model: EntityModel?, mode: Mode) {
+    let frame = (slots, model, mode)
+    slots = []
+    model = nil
+    // Objects created later in this initializer's body are plain user objects.
+    if mode == .materialize { mode = .create }
+    return frame
+  }
+}
+
+/// What a wrapper was declared with, recorded while a class is described.
+@usableFromInline
+enum PropertyBlueprint {
+  case attribute(AttributeBlueprint)
+  case relationship(RelationshipBlueprint)
+}
+
+@usableFromInline
+struct AttributeBlueprint {
+  var valueType: Any.Type
+  var options: [AttributeOption]
+  /// Nil when the value type cannot be persisted.
+  var codec: AttributeCodec?
+}
+
+@usableFromInline
+struct RelationshipBlueprint {
+  var destination: ManagedObject.Type
+  var isToMany: Bool
+  var deleteRule: DeleteRule
+  var minimumCount: Int?
+  var maximumCount: Int?
+  /// The declared inverse: the class it belongs to, and a probe that reads it on an instance.
+  var inverseRoot: ManagedObject.Type?
+  var inverseProbe: ((ManagedObject) -> Void)?
+}

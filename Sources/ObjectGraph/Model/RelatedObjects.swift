@@ -1,0 +1,93 @@
+import Foundation
+
+/// The projection of a relationship (`box.$children`): index operations on an ordered
+/// to-many relationship, each recorded as one list edit for the store.
+///
+/// ```swift
+/// box.$children.insert(task, at: 0)
+/// box.$children.move(fromOffsets: [2], toOffset: 0)
+/// box.$children.remove(at: 1)
+/// ```
+///
+/// Each operation keeps the inverse side up to date and costs O(1) bookkeeping besides the
+/// array operation itself. Assigning or mutating `box.children` directly works too: a single
+/// insert, remove or move is recognized and recorded as such.
+public struct RelatedObjects<Value: RelationshipValue> {
+  let owner: ManagedObject
+  let index: Int
+}
+
+extension RelatedObjects {
+  /// The related objects, in order.
+  public func objects<Element>() -> [Element] where Value == [Element] {
+    unsafeBitCast(owner.readSlot(index).objects, to: [Element].self)
+  }
+
+  /// The number of related objects.
+  public var count: Int { owner.readSlot(index).objects.count }
+
+  /// Inserts an object at a position; an object already related is moved there instead.
+  ///
+  /// - Complexity: O(*n*) for the array operation; O(1) bookkeeping.
+  public func insert<Element>(_ object: Element, at position: Int) where Value == [Element] {
+    owner.insertRelated(object, at: position, into: index)
+  }
+
+  /// Appends an object (or moves it to the end if already related).
+  ///
+  /// - Complexity: Amortized O(1) bookkeeping.
+  public func append<Element>(_ object: Element) where Value == [Element] {
+    let count = owner.slots[index].objects.count
+    let isRelated = owner.slots[index].objects.contains { $0 === object }
+    owner.insertRelated(object, at: isRelated ? count - 1 : count, into: index)
+  }
+
+  /// Removes the object at a position, and returns it.
+  ///
+  /// - Complexity: O(*n*) for the array operation; O(1) bookkeeping.
+  @discardableResult
+  public func remove<Element>(at position: Int) -> Element where Value == [Element] {
+    let object = owner.slots[index].objects[position]
+    owner.removeRelated(at: position, from: index)
+    return unsafeDowncast(object, to: Element.self)
+  }
+
+  /// Moves one object: removes it at `from` and inserts it at `to` (`Array` semantics).
+  ///
+  /// - Complexity: O(*n*) for the array operation; O(1) bookkeeping.
+  public func move<Element>(from: Int, to: Int) where Value == [Element] {
+    let count = owner.slots[index].objects.count
+    precondition(from >= 0 && from < count && to >= 0 && to < count, "move out of range")
+    owner.moveRelated(from: from, to: to, in: index)
+  }
+
+  /// Moves objects the way SwiftUI's `onMove` reports it: the objects at `offsets` go before
+  /// the object that was at `destination`.
+  public func move<Element>(fromOffsets offsets: IndexSet, toOffset destination: Int)
+  where Value == [Element] {
+    if offsets.count == 1, let from = offsets.first {
+      let to = destination > from ? destination - 1 : destination
+      move(from: from, to: to)
+      return
+    }
+    var list = owner.slots[index].objects
+    list.move(fromOffsets: offsets, toOffset: destination)
+    owner.setToMany(index, to: list)
+  }
+}
+
+extension Array where Element: ManagedObject {
+  /// Moves the elements at `offsets` so they stand before the element that was at
+  /// `destination`, as SwiftUI's `onMove` reports a drag.
+  ///
+  /// On a relationship property (`box.children.move(fromOffsets: [0], toOffset: 2)`) a move
+  /// of one element is recorded as one move for the store.
+  ///
+  /// - Complexity: O(*n*).
+  public mutating func move(fromOffsets offsets: IndexSet, toOffset destination: Int) {
+    let moving = offsets.map { self[$0] }
+    let before = offsets.count(in: 0..<destination)
+    for offset in offsets.reversed() { remove(at: offset) }
+    insert(contentsOf: moving, at: destination - before)
+  }
+}

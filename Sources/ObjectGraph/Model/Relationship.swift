@@ -1,0 +1,122 @@
+/// Declares a relationship of a ``ManagedObject`` subclass: to-one (`T?`) or ordered to-many
+/// (`[T]`, which always keeps the order you give it).
+///
+/// ```swift
+/// final class Box: ManagedObject {
+///   @Relationship(inverse: \Box.children) var parent: Box?
+///   @Relationship(deleteRule: .cascade) var children: [Box]
+///   @Relationship var tags: [Tag]
+/// }
+/// box.children.move(fromOffsets: [0], toOffset: 2)   // one tracked move
+/// box.$children.insert(task, at: 0)                   // index operations on the projection
+/// ```
+///
+/// Declaring the inverse on one side is enough; setting either side updates the other at
+/// once, before any save, on objects in a context or not yet inserted.
+@propertyWrapper
+public struct Relationship<Value: RelationshipValue> {
+  @usableFromInline let index: Int32
+
+  /// Declares a relationship with no options (delete rule nullify, no declared inverse).
+  public init() {
+    self.init(deleteRule: .nullify, minimumModelCount: nil, maximumModelCount: nil)
+  }
+
+  /// Declares a relationship with a delete rule and optional count bounds.
+  ///
+  /// - Parameters:
+  ///   - deleteRule: What deleting this object does to the related objects.
+  ///   - minimumModelCount: The fewest objects a to-many relationship may hold at save.
+  ///   - maximumModelCount: The most objects a to-many relationship may hold at save.
+  public init(
+    deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil,
+    maximumModelCount: Int? = nil
+  ) {
+    index = Self.register(
+      deleteRule: deleteRule, minimum: minimumModelCount, maximum: maximumModelCount,
+      inverseRoot: nil, inverseProbe: nil)
+  }
+
+  /// Declares a relationship with its inverse, a delete rule and optional count bounds.
+  ///
+  /// - Parameters:
+  ///   - deleteRule: What deleting this object does to the related objects.
+  ///   - inverse: The relationship on the destination class that mirrors this one.
+  ///   - minimumModelCount: The fewest objects a to-many relationship may hold at save.
+  ///   - maximumModelCount: The most objects a to-many relationship may hold at save.
+  public init<Destination: ManagedObject, Inverse: RelationshipValue>(
+    deleteRule: DeleteRule = .nullify, inverse: KeyPath<Destination, Inverse>,
+    minimumModelCount: Int? = nil, maximumModelCount: Int? = nil
+  ) {
+    index = Self.register(
+      deleteRule: deleteRule, minimum: minimumModelCount, maximum: maximumModelCount,
+      inverseRoot: Destination.self,
+      inverseProbe: { object in
+        if let object = object as? Destination { _ = object[keyPath: inverse] }
+      })
+  }
+
+  private static func register(
+    deleteRule: DeleteRule, minimum: Int?, maximum: Int?, inverseRoot: ManagedObject.Type?,
+    inverseProbe: ((ManagedObject) -> Void)?
+  ) -> Int32 {
+    let slot: Slot = Value.isToMany ? .toMany([]) : .toOne(nil)
+    return ModelBuildState.current.append(
+      slot,
+      blueprint: .relationship(
+        RelationshipBlueprint(
+          destination: Value.destinationType, isToMany: Value.isToMany, deleteRule: deleteRule,
+          minimumCount: minimum, maximumCount: maximum, inverseRoot: inverseRoot,
+          inverseProbe: inverseProbe)))
+  }
+
+  @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
+  public var wrappedValue: Value {
+    get { fatalError() }
+    set { fatalError() }
+  }
+
+  @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
+  public var projectedValue: RelatedObjects<Value> {
+    get { fatalError() }
+    set { fatalError() }
+  }
+
+  /// Reads or writes the relationship of `object`.
+  public static subscript<Object: ManagedObject>(
+    _enclosingInstance object: Object,
+    wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+    storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+  ) -> Value {
+    get {
+      let index = Int(object[keyPath: storageKeyPath].index)
+      // `Optional<Destination>` and `[Destination]` have the layout of `Optional<ManagedObject>`
+      // and `[ManagedObject]`; every element was checked to be a `Destination` when stored.
+      if Value.isToMany {
+        return unsafeBitCast(object.readSlot(index).objects, to: Value.self)
+      } else {
+        return unsafeBitCast(object.readSlot(index).object, to: Value.self)
+      }
+    }
+    set {
+      let index = Int(object[keyPath: storageKeyPath].index)
+      if Value.isToMany {
+        object.setToMany(index, to: unsafeBitCast(newValue, to: [ManagedObject].self))
+      } else {
+        object.setToOne(index, to: unsafeBitCast(newValue, to: ManagedObject?.self))
+      }
+    }
+  }
+
+  /// The relationship's projection (`object.$children`), with index operations.
+  public static subscript<Object: ManagedObject>(
+    _enclosingInstance object: Object,
+    projected projectedKeyPath: ReferenceWritableKeyPath<Object, RelatedObjects<Value>>,
+    storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+  ) -> RelatedObjects<Value> {
+    get {
+      RelatedObjects(owner: object, index: Int(object[keyPath: storageKeyPath].index))
+    }
+    set {}
+  }
+}

@@ -1,0 +1,155 @@
+import Synchronization
+
+/// Everything the framework knows about one model class, built once per process from the
+/// class itself (see ``ModelRegistry``) and immutable once published.
+///
+/// Properties are numbered in the order their wrappers are initialized, which is the order
+/// of the object's slots; relationship bookkeeping, indexes, encoding and loading all work by
+/// these numbers, with no key paths and no reflection per object.
+final class EntityModel: @unchecked Sendable {
+  let type: ManagedObject.Type
+  let name: String
+  /// Set while the model is built, then never changed.
+  fileprivate(set) var properties: [PropertyModel] = []
+  /// Observation keys, one per property: `\ManagedObject.[observationKey: n]`.
+  let observationKeys: [KeyPath<ManagedObject, Int>]
+  /// An instance used to resolve key paths to property numbers (see ``propertyIndex(for:)``).
+  let prototype: ManagedObject
+
+  /// The wrappers' declarations, kept only until relationships are resolved.
+  var pendingBlueprints: [PropertyBlueprint] = []
+
+  private let keyPathCache = LockedBox<[AnyKeyPath: Int]>([:])
+  /// Written only by ``recordProbe(_:)`` while ``probeLock`` is held by the prober.
+  private var probedIndex: Int?
+  private let probeLock = LockedBox(())
+
+  init(type: ManagedObject.Type, name: String, prototype: ManagedObject, propertyCount: Int) {
+    self.type = type
+    self.name = name
+    self.prototype = prototype
+    self.observationKeys = (0..<propertyCount).map { \ManagedObject.[observationKey: $0] }
+  }
+
+  /// The property with this name.
+  func property(named name: String) -> PropertyModel? {
+    properties.first { $0.name == name }
+  }
+
+  /// The relationship model of property `index`, if it is a relationship.
+  func relationship(_ index: Int) -> RelationshipModel? {
+    if case .relationship(let relationship) = properties[index].kind { return relationship }
+    return nil
+  }
+
+  /// The description a store records.
+  var entityDescription: EntityDescription {
+    EntityDescription(name: name, properties: properties.map(\.propertyDescription))
+  }
+
+  // MARK: Key path resolution
+
+  @usableFromInline
+  func isPrototype(_ object: ManagedObject) -> Bool { object === prototype }
+
+  @usableFromInline
+  func recordProbe(_ index: Int) { probedIndex = index }
+
+  /// The number of the property that `probe` reads on an instance of this class, found by
+  /// running it on the prototype and noting which wrapper answered.
+  func propertyIndex(probing probe: (ManagedObject) -> Void) -> Int? {
+    probeLock.withLock { _ in
+      probedIndex = nil
+      probe(prototype)
+      defer { probedIndex = nil }
+      return probedIndex
+    }
+  }
+
+  /// The number of the property a key path (`\Box.title`) reads, or nil when it reads none
+  /// of this class's persistent properties directly. Cached per key path.
+  func propertyIndex(for keyPath: AnyKeyPath) -> Int? {
+    if let cached = keyPathCache.withLock({ $0[keyPath] }) { return cached >= 0 ? cached : nil }
+    let index = propertyIndex { object in
+      _ = object[keyPath: keyPath]
+    }
+    keyPathCache.withLock { $0[keyPath] = index ?? -1 }
+    return index
+  }
+
+  // MARK: Building
+
+  func setProperties(_ properties: [PropertyModel]) {
+    self.properties = properties
+  }
+}
+
+/// One persistent property of a model class.
+struct PropertyModel {
+  enum Kind {
+    case attribute(AttributeModel)
+    case relationship(RelationshipModel)
+  }
+
+  let name: String
+  let index: Int
+  let kind: Kind
+
+  var isRelationship: Bool {
+    if case .relationship = kind { return true }
+    return false
+  }
+
+  var propertyDescription: PropertyDescription {
+    switch kind {
+    case .attribute(let attribute):
+      return PropertyDescription(name: name, kind: .attribute(attribute.description))
+    case .relationship(let relationship):
+      return PropertyDescription(name: name, kind: .relationship(relationship.description))
+    }
+  }
+}
+
+struct AttributeModel {
+  let description: AttributeDescription
+  var isIndexed: Bool { description.isIndexed || description.isUnique }
+}
+
+/// A relationship, linked to its destination's model and inverse once the graph of model
+/// classes is resolved.
+final class RelationshipModel: @unchecked Sendable {
+  let isToMany: Bool
+  let deleteRule: DeleteRule
+  let minimumCount: Int?
+  let maximumCount: Int?
+  let destinationType: ManagedObject.Type
+  /// Set while models are resolved, then never changed.
+  fileprivate(set) unowned(unsafe) var destination: EntityModel!
+  fileprivate(set) var inverse: Int?
+  /// Whether the inverse was declared on this side (for mismatch errors).
+  let declaredInverse: Bool
+
+  init(blueprint: RelationshipBlueprint) {
+    isToMany = blueprint.isToMany
+    deleteRule = blueprint.deleteRule
+    minimumCount = blueprint.minimumCount
+    maximumCount = blueprint.maximumCount
+    destinationType = blueprint.destination
+    declaredInverse = blueprint.inverseProbe != nil
+  }
+
+  /// The inverse relationship's model, if any.
+  var inverseModel: RelationshipModel? {
+    inverse.flatMap { destination.relationship($0) }
+  }
+
+  var description: RelationshipDescription {
+    RelationshipDescription(
+      destination: destination.name, isToMany: isToMany,
+      inverse: inverse.map { destination.properties[$0].name }, deleteRule: deleteRule,
+      minimumCount: minimumCount, maximumCount: maximumCount)
+  }
+
+  func link(destination: EntityModel) { self.destination = destination }
+  func link(inverse: Int) { self.inverse = inverse }
+}

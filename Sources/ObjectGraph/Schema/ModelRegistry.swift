@@ -1,0 +1,193 @@
+import Synchronization
+
+/// Builds and caches the ``EntityModel`` of every model class, once per process.
+///
+/// Building a class's model creates one prototype instance in *describe* mode (its wrappers
+/// record how they were declared), reads the wrappers' names with one `Mirror` (labels
+/// `_title`, `_children`), then resolves each relationship's destination and inverse. The
+/// classes a relationship reaches are built with it, so a published model is complete.
+enum ModelRegistry {
+  private static let models = Mutex<[ObjectIdentifier: EntityModel]>([:])
+
+  /// The model of a class that a container has already accepted (or that is valid).
+  ///
+  /// A class that cannot be modelled stops the program here with the reason; containers
+  /// report the same reason as a thrown error first, so this is reached only by objects of a
+  /// class no container accepted.
+  static func model(for type: ManagedObject.Type) -> EntityModel {
+    do {
+      return try models(for: [type])[0]
+    } catch {
+      fatalError("ObjectGraph: \(error)")
+    }
+  }
+
+  /// The models of these classes and of every class their relationships reach.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/invalidModel`` naming the class and property that
+  ///   cannot be persisted, or the relationship whose inverse does not match.
+  static func models(for types: [ManagedObject.Type]) throws -> [EntityModel] {
+    let cached = models.withLock { models in types.map { models[ObjectIdentifier($0)] } }
+    if cached.allSatisfy({ $0 != nil }) { return cached.map { $0! } }
+
+    var built: [ObjectIdentifier: EntityModel] = [:]
+    var order: [EntityModel] = []
+    var pending = types
+    while let type = pending.popLast() {
+      let key = ObjectIdentifier(type)
+      if built[key] != nil { continue }
+      if let existing = models.withLock({ $0[key] }) {
+        built[key] = existing
+        continue
+      }
+      let (model, blueprints) = try describe(type)
+      built[key] = model
+      order.append(model)
+      for case .relationship(let relationship) in blueprints {
+        pending.append(relationship.destination)
+      }
+      model.pendingBlueprints = blueprints
+    }
+    try resolve(order, in: built)
+    return models.withLock { models in
+      for model in order { models[ObjectIdentifier(model.type)] = models[ObjectIdentifier(model.type)] ?? model }
+      return types.map { models[ObjectIdentifier($0)]! }
+    }
+  }
+
+  /// Describes one class: its prototype, property names and wrapper declarations.
+  private static func describe(_ type: ManagedObject.Type) throws -> (
+    EntityModel, [PropertyBlueprint]
+  ) {
+    let name = String(describing: type)
+    let state = ModelBuildState.current
+    let (prototype, blueprints) = state.run(.describe, model: nil) {
+      let prototype = type.init()
+      return (prototype, state.blueprints)
+    }
+
+    var labels: [String] = []
+    var mirror: Mirror? = Mirror(reflecting: prototype)
+    while let current = mirror {
+      for child in current.children where child.value is any PropertyWrapperMarker {
+        labels.append(child.label ?? "")
+      }
+      mirror = current.superclassMirror
+    }
+    guard labels.count == blueprints.count else {
+      throw ObjectGraphError(
+        .invalidModel,
+        "\(name): found \(labels.count) @Attribute/@Relationship properties but "
+          + "\(blueprints.count) were initialized; a model's stored properties must not "
+          + "create model objects in their initial values", entity: name)
+    }
+
+    let model = EntityModel(
+      type: type, name: name, prototype: prototype, propertyCount: blueprints.count)
+    prototype.storedModel = model
+    var properties: [PropertyModel] = []
+    for (index, (label, blueprint)) in zip(labels, blueprints).enumerated() {
+      let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
+      switch blueprint {
+      case .attribute(let attribute):
+        guard let codec = attribute.codec else {
+          throw ObjectGraphError(
+            .invalidModel,
+            "\(name).\(propertyName) has type \(attribute.valueType), which cannot be "
+              + "persisted: use a Bool, integer, Double, Float, String, Date, Data, UUID, URL, "
+              + "an optional of one, or a Codable type", entity: name, property: propertyName)
+        }
+        let options = attribute.options
+        properties.append(
+          PropertyModel(
+            name: propertyName, index: index,
+            kind: .attribute(
+              AttributeModel(
+                description: AttributeDescription(
+                  type: codec.type, isOptional: codec.isOptional,
+                  isUnique: options.contains(.unique), isIndexed: options.contains(.indexed))))))
+      case .relationship(let relationship):
+        properties.append(
+          PropertyModel(
+            name: propertyName, index: index,
+            kind: .relationship(RelationshipModel(blueprint: relationship))))
+      }
+    }
+    model.setProperties(properties)
+    return (model, blueprints)
+  }
+
+  /// Links every relationship to its destination model and inverse.
+  private static func resolve(
+    _ newModels: [EntityModel], in all: [ObjectIdentifier: EntityModel]
+  ) throws {
+    for model in newModels {
+      for property in model.properties {
+        guard case .relationship(let relationship) = property.kind else { continue }
+        relationship.link(destination: all[ObjectIdentifier(relationship.destinationType)]!)
+      }
+    }
+    for model in newModels {
+      let blueprints = model.pendingBlueprints
+      model.pendingBlueprints = []
+      for property in model.properties {
+        guard case .relationship(let relationship) = property.kind,
+          case .relationship(let blueprint) = blueprints[property.index],
+          let root = blueprint.inverseRoot, let probe = blueprint.inverseProbe
+        else { continue }
+        let destination = relationship.destination!
+        let place = "\(model.name).\(property.name)"
+        guard root == relationship.destinationType else {
+          throw ObjectGraphError(
+            .invalidModel,
+            "\(place) relates to \(destination.name) but its inverse is a property of \(root)",
+            entity: model.name, property: property.name)
+        }
+        guard let inverseIndex = destination.propertyIndex(probing: probe),
+          let inverse = destination.relationship(inverseIndex)
+        else {
+          throw ObjectGraphError(
+            .invalidModel,
+            "\(place): its inverse is not a @Relationship property of \(destination.name)",
+            entity: model.name, property: property.name)
+        }
+        let inverseName = destination.properties[inverseIndex].name
+        guard inverse.destinationType == model.type else {
+          throw ObjectGraphError(
+            .invalidModel,
+            "\(place): its inverse \(destination.name).\(inverseName) relates to "
+              + "\(inverse.destinationType), not to \(model.name)",
+            entity: model.name, property: property.name)
+        }
+        if let existing = relationship.inverse, existing != inverseIndex {
+          throw mismatch(model, property.name, destination, inverseName)
+        }
+        if let existing = inverse.inverse, existing != property.index {
+          throw mismatch(model, property.name, destination, inverseName)
+        }
+        if destination === model, inverseIndex == property.index, relationship.isToMany {
+          throw ObjectGraphError(
+            .invalidModel, "\(place) cannot be a to-many relationship that is its own inverse",
+            entity: model.name, property: property.name)
+        }
+        relationship.link(inverse: inverseIndex)
+        inverse.link(inverse: property.index)
+      }
+    }
+  }
+
+  private static func mismatch(
+    _ model: EntityModel, _ property: String, _ destination: EntityModel, _ inverse: String
+  ) -> ObjectGraphError {
+    ObjectGraphError(
+      .invalidModel,
+      "\(model.name).\(property) declares \(destination.name).\(inverse) as its inverse, "
+        + "but that relationship already has another inverse", entity: model.name,
+      property: property)
+  }
+}
+
+/// Adopted by the property wrappers so a `Mirror` can tell them from other stored properties.
+protocol PropertyWrapperMarker {}
+extension Attribute: PropertyWrapperMarker {}
+extension Relationship: PropertyWrapperMarker {}

@@ -1,0 +1,140 @@
+/// The persistent shape of a container's models: entities, their attributes and
+/// relationships, in a form a store can record, compare and send between actors.
+///
+/// A container builds its schema once from the model classes; a store receives it in
+/// ``PersistentStore/open(schema:)`` and refers to entities and properties by their index
+/// in ``entities`` and ``EntityDescription/properties``.
+public struct Schema: Hashable, Codable, Sendable {
+  /// The entities, in the order the model types were given to the container.
+  public var entities: [EntityDescription]
+
+  /// Creates a schema.
+  public init(entities: [EntityDescription]) {
+    self.entities = entities
+  }
+
+  /// The index of the entity with this name.
+  public func entityIndex(named name: String) -> Int? {
+    entities.firstIndex { $0.name == name }
+  }
+}
+
+/// One entity: a model class's persistent properties.
+public struct EntityDescription: Hashable, Codable, Sendable {
+  /// The entity's name: the model class's name.
+  public var name: String
+  /// The persistent properties, in declaration order.
+  public var properties: [PropertyDescription]
+
+  /// Creates an entity description.
+  public init(name: String, properties: [PropertyDescription]) {
+    self.name = name
+    self.properties = properties
+  }
+
+  /// The index of the property with this name.
+  public func propertyIndex(named name: String) -> Int? {
+    properties.firstIndex { $0.name == name }
+  }
+}
+
+/// One persistent property: an attribute or a relationship.
+public struct PropertyDescription: Hashable, Codable, Sendable {
+  /// What the property holds.
+  public enum Kind: Hashable, Codable, Sendable {
+    case attribute(AttributeDescription)
+    case relationship(RelationshipDescription)
+  }
+
+  /// The property's name, as declared (without the wrapper's underscore).
+  public var name: String
+  /// What the property holds.
+  public var kind: Kind
+
+  /// Creates a property description.
+  public init(name: String, kind: Kind) {
+    self.name = name
+    self.kind = kind
+  }
+
+  /// The attribute description, if the property is an attribute.
+  public var attribute: AttributeDescription? {
+    if case .attribute(let attribute) = kind { return attribute }
+    return nil
+  }
+
+  /// The relationship description, if the property is a relationship.
+  public var relationship: RelationshipDescription? {
+    if case .relationship(let relationship) = kind { return relationship }
+    return nil
+  }
+}
+
+/// The stored type of an attribute.
+public enum AttributeType: String, Hashable, Codable, Sendable {
+  case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64
+  case double, float, string, date, data, uuid, url
+  /// A `Codable` value, stored as its encoded bytes.
+  case codable
+}
+
+/// An attribute: a value of one of the ``AttributeType``s.
+public struct AttributeDescription: Hashable, Codable, Sendable {
+  /// The stored type.
+  public var type: AttributeType
+  /// Whether the attribute is declared optional (`String?`).
+  public var isOptional: Bool
+  /// Whether no two objects of the entity may hold the same value.
+  public var isUnique: Bool
+  /// Whether fetches by equality on this attribute use an index.
+  public var isIndexed: Bool
+
+  /// Creates an attribute description.
+  public init(type: AttributeType, isOptional: Bool, isUnique: Bool, isIndexed: Bool) {
+    self.type = type
+    self.isOptional = isOptional
+    self.isUnique = isUnique
+    self.isIndexed = isIndexed
+  }
+}
+
+/// A relationship to objects of another (or the same) entity.
+public struct RelationshipDescription: Hashable, Codable, Sendable {
+  /// The name of the destination entity.
+  public var destination: String
+  /// Whether the relationship holds an ordered list of objects rather than at most one.
+  public var isToMany: Bool
+  /// The name of the inverse relationship in the destination entity, if any.
+  public var inverse: String?
+  /// What deleting the source object does to the objects it relates to.
+  public var deleteRule: DeleteRule
+  /// The fewest objects a to-many relationship may hold at save, if bounded.
+  public var minimumCount: Int?
+  /// The most objects a to-many relationship may hold at save, if bounded.
+  public var maximumCount: Int?
+
+  /// Creates a relationship description.
+  public init(
+    destination: String, isToMany: Bool, inverse: String?, deleteRule: DeleteRule,
+    minimumCount: Int? = nil, maximumCount: Int? = nil
+  ) {
+    self.destination = destination
+    self.isToMany = isToMany
+    self.inverse = inverse
+    self.deleteRule = deleteRule
+    self.minimumCount = minimumCount
+    self.maximumCount = maximumCount
+  }
+}
+
+/// What deleting an object does to the objects in one of its relationships.
+public enum DeleteRule: String, Hashable, Codable, Sendable {
+  /// Remove the deleted object from the related objects' inverse (the default).
+  case nullify
+  /// Delete the related objects too, to any depth.
+  case cascade
+  /// Refuse to save while the relationship still holds objects.
+  case deny
+  /// Leave the related objects' inverse alone.
+  case noAction
+}

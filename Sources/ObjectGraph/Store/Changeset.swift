@@ -1,0 +1,132 @@
+/// What one save hands to a ``PersistentStore``: exactly what changed since the last save.
+///
+/// A changeset never carries the whole graph. Inserted objects come with every property
+/// value; updated objects with only the properties that changed, and an ordered to-many
+/// relationship that was edited by index with the edits themselves (``ListEdit``), so that
+/// a journaling store can append them as they are and a move costs O(1), not a rewrite of
+/// every sibling. Deleted objects come by identifier; the relationships that pointed at them
+/// have already been changed (by the delete rules) in the `updated` part of the same changeset.
+///
+/// Property values are indexed by the property's position in its ``EntityDescription``.
+public struct Changeset: Sendable, Hashable {
+  /// Objects new to the store, with all their values.
+  public var inserted: [ObjectSnapshot]
+  /// Objects already in the store whose properties changed.
+  public var updated: [ObjectUpdate]
+  /// Objects to remove from the store.
+  public var deleted: [ObjectID]
+  /// The smallest object number not yet handed out; the store records the largest it sees.
+  public var nextObjectNumber: UInt64
+
+  /// Creates a changeset.
+  public init(
+    inserted: [ObjectSnapshot] = [], updated: [ObjectUpdate] = [], deleted: [ObjectID] = [],
+    nextObjectNumber: UInt64 = 1
+  ) {
+    self.inserted = inserted
+    self.updated = updated
+    self.deleted = deleted
+    self.nextObjectNumber = nextObjectNumber
+  }
+
+  /// Whether the changeset changes nothing.
+  public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// One object with all its property values, as inserted into or loaded from a store.
+public struct ObjectSnapshot: Sendable, Hashable {
+  /// The object's identity.
+  public var id: ObjectID
+  /// The index of the object's entity in ``Schema/entities``.
+  public var entity: Int
+  /// One value per property of the entity, in the entity's property order.
+  public var values: [PersistentValue]
+
+  /// Creates a snapshot.
+  public init(id: ObjectID, entity: Int, values: [PersistentValue]) {
+    self.id = id
+    self.entity = entity
+    self.values = values
+  }
+}
+
+/// The changed properties of one stored object.
+public struct ObjectUpdate: Sendable, Hashable {
+  /// The object's identity.
+  public var id: ObjectID
+  /// The index of the object's entity in ``Schema/entities``.
+  public var entity: Int
+  /// The changes, at most one per property, in property order.
+  public var changes: [PropertyChange]
+
+  /// Creates an update.
+  public init(id: ObjectID, entity: Int, changes: [PropertyChange]) {
+    self.id = id
+    self.entity = entity
+    self.changes = changes
+  }
+}
+
+/// A change to one property of a stored object.
+public struct PropertyChange: Sendable, Hashable {
+  /// How the property changed.
+  public enum Kind: Sendable, Hashable {
+    /// The property now holds this value (for a to-many relationship, the whole list).
+    case set(PersistentValue)
+    /// The ordered to-many relationship was edited; applying the edits in order to the
+    /// stored list gives the new list.
+    case edit([ListEdit])
+  }
+
+  /// The index of the property in its entity.
+  public var property: Int
+  /// How it changed.
+  public var kind: Kind
+
+  /// Creates a property change.
+  public init(property: Int, kind: Kind) {
+    self.property = property
+    self.kind = kind
+  }
+}
+
+/// One index operation on an ordered to-many relationship, with Swift `Array` semantics.
+public enum ListEdit: Sendable, Hashable {
+  /// `list.insert(id, at: index)`.
+  case insert(ObjectID, at: Int)
+  /// `list.remove(at: index)`.
+  case remove(at: Int)
+  /// `list.insert(list.remove(at: from), at: to)`.
+  case move(from: Int, to: Int)
+}
+
+extension Array where Element == ObjectID {
+  /// Applies list edits in order.
+  ///
+  /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/corruptStore`` when an
+  ///   edit's index is out of range for the list it applies to.
+  /// - Complexity: O(*n*) per edit in the worst case, the cost of the array operation.
+  public mutating func apply(_ edits: [ListEdit]) throws {
+    for edit in edits {
+      switch edit {
+      case .insert(let id, let index):
+        guard index >= 0, index <= count else { throw ListEdit.outOfRange(edit, count) }
+        insert(id, at: index)
+      case .remove(let index):
+        guard index >= 0, index < count else { throw ListEdit.outOfRange(edit, count) }
+        remove(at: index)
+      case .move(let from, let to):
+        guard from >= 0, from < count, to >= 0, to < count else {
+          throw ListEdit.outOfRange(edit, count)
+        }
+        insert(remove(at: from), at: to)
+      }
+    }
+  }
+}
+
+extension ListEdit {
+  fileprivate static func outOfRange(_ edit: ListEdit, _ count: Int) -> ObjectGraphError {
+    ObjectGraphError(.corruptStore, "list edit \(edit) does not fit a list of \(count) objects")
+  }
+}

@@ -1,0 +1,64 @@
+import Synchronization
+
+/// A store that keeps its objects in memory, for tests and previews.
+///
+/// It follows every rule of ``PersistentStore`` except durability: its contents live as long
+/// as the store instance. Saves are atomic: a changeset that does not fit what the store
+/// holds is refused whole.
+///
+/// ```swift
+/// let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+/// ```
+public final class InMemoryStore: PersistentStore {
+  private struct State {
+    var schema: Schema?
+    var objects: [ObjectID: ObjectSnapshot] = [:]
+    var nextObjectNumber: UInt64 = 1
+    var isOpen = false
+  }
+
+  private let state = Mutex(State())
+
+  /// Creates an empty in-memory store.
+  public init() {}
+
+  public func open(schema: Schema) throws {
+    try state.withLock { state in
+      if let existing = state.schema, existing != schema {
+        throw ObjectGraphError(
+          .schemaMismatch,
+          "the in-memory store holds data of another schema: "
+            + SchemaDifference(stored: existing, requested: schema).summary)
+      }
+      state.schema = schema
+      state.isOpen = true
+    }
+  }
+
+  public func load() throws -> StoreContents {
+    try state.withLock { state in
+      guard state.isOpen else { throw Self.closedError() }
+      return StoreContents(
+        objects: state.objects.values.sorted { $0.id < $1.id },
+        nextObjectNumber: state.nextObjectNumber)
+    }
+  }
+
+  public func save(_ changeset: Changeset) throws {
+    try state.withLock { state in
+      guard state.isOpen, let schema = state.schema else { throw Self.closedError() }
+      var objects = state.objects
+      try ChangesetApplier(schema: schema).apply(changeset, to: &objects)
+      state.objects = objects
+      state.nextObjectNumber = max(state.nextObjectNumber, changeset.nextObjectNumber)
+    }
+  }
+
+  public func close() {
+    state.withLock { $0.isOpen = false }
+  }
+
+  private static func closedError() -> ObjectGraphError {
+    ObjectGraphError(.storeClosed, "the in-memory store is closed")
+  }
+}

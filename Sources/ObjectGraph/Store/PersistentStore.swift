@@ -1,0 +1,66 @@
+/// The seam between an ``ObjectContext`` and where its objects are kept.
+///
+/// The context never knows which store it talks to: everything it reads comes from
+/// ``load()``, everything it writes goes through ``save(_:)`` as a ``Changeset``.
+/// ObjectGraph ships ``InMemoryStore`` and `BinaryStore`; you may write your own.
+///
+/// ## Rules for implementers
+///
+/// A conforming store MUST:
+/// - In ``open(schema:)``, check that what it holds was written with the same ``Schema`` (or
+///   hold nothing yet and record it), and throw ``ObjectGraphError`` with code
+///   ``ObjectGraphError/Code/schemaMismatch`` otherwise, changing nothing.
+/// - In ``load()``, return every stored object with all its values, exactly as last saved:
+///   attribute values unchanged, to-one references, and to-many references in their saved
+///   order; and the ``StoreContents/nextObjectNumber`` it was last given.
+/// - Apply a ``save(_:)`` atomically: after it returns, ``load()`` (in this process or after a
+///   restart, for a durable store) shows all of the changeset; if it throws, nothing of it.
+///   A durable store makes the changes durable before returning.
+/// - Keep ``ObjectID``s as given: the store never invents or renumbers identifiers.
+/// - Apply ``ListEdit``s in order, with Swift `Array` semantics, to the list stored before
+///   the save, and ``PropertyChange/Kind/set(_:)`` as a replacement of the whole value.
+/// - Be safe to call from any thread (it is `Sendable`); the container serializes saves of
+///   one context but contexts on different actors may save concurrently.
+/// - After ``close()``, throw ``ObjectGraphError/Code/storeClosed`` from every other call,
+///   and release what it holds (files, locks), so the store can be opened again.
+///
+/// A store MAY keep its data in any form, compact it at any time, and refuse a changeset
+/// that is inconsistent with what it holds (an update of an unknown object, an edit out of
+/// range) by throwing ``ObjectGraphError/Code/corruptStore`` without applying any of it.
+///
+/// The store conformance tests in `Tests/ObjectGraphTests/StoreConformance` check these rules
+/// and can be run against any store.
+public protocol PersistentStore: AnyObject, Sendable {
+  /// Opens the store for a schema.
+  ///
+  /// - Throws: ``ObjectGraphError`` naming the store and what differs when the stored data
+  ///   was written with another schema, or when the store cannot be opened.
+  func open(schema: Schema) throws
+
+  /// Everything the store holds.
+  ///
+  /// - Complexity: O(*n*) in the number of stored objects and values.
+  func load() throws -> StoreContents
+
+  /// Applies a changeset atomically (and durably, for a durable store).
+  ///
+  /// - Throws: ``ObjectGraphError``; when it throws, the store is unchanged.
+  func save(_ changeset: Changeset) throws
+
+  /// Releases the store's resources. Idempotent.
+  func close()
+}
+
+/// What a store holds: every object and the next unused object number.
+public struct StoreContents: Sendable {
+  /// Every stored object, in no particular order.
+  public var objects: [ObjectSnapshot]
+  /// The smallest object number never handed out by this store's contexts.
+  public var nextObjectNumber: UInt64
+
+  /// Creates store contents.
+  public init(objects: [ObjectSnapshot], nextObjectNumber: UInt64) {
+    self.objects = objects
+    self.nextObjectNumber = nextObjectNumber
+  }
+}

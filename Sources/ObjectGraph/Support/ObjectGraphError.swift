@@ -1,0 +1,84 @@
+import Foundation
+
+/// The error every failing ObjectGraph API throws.
+///
+/// Match on ``code`` to handle a kind of failure; the ``message`` names what is concerned
+/// (file, entity, property, object) for people to read, and its wording is not stable.
+///
+/// ```swift
+/// do {
+///   try context.save()
+/// } catch let error as ObjectGraphError where error.code == .uniqueConstraint {
+///   print(error.entity!, error.property!, error.message)
+/// }
+/// ```
+public struct ObjectGraphError: Error, CustomStringConvertible, Sendable {
+  /// A kind of failure that `catch` can match.
+  public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    /// A model class cannot be persisted as declared (container creation).
+    public static let invalidModel = Code(rawValue: "invalidModel")
+    /// An object is not of an entity of this container's schema.
+    public static let unknownEntity = Code(rawValue: "unknownEntity")
+    /// Two objects hold the same value of a unique attribute (save).
+    public static let uniqueConstraint = Code(rawValue: "uniqueConstraint")
+    /// A deleted object still has objects in a relationship whose delete rule is deny (save).
+    public static let denyRule = Code(rawValue: "denyRule")
+    /// A to-many relationship holds fewer or more objects than its bounds allow (save).
+    public static let countBounds = Code(rawValue: "countBounds")
+    /// A value could not be encoded or decoded (for example a `Codable` attribute).
+    public static let invalidValue = Code(rawValue: "invalidValue")
+    /// A predicate or sort descriptor could not be evaluated.
+    public static let invalidFetch = Code(rawValue: "invalidFetch")
+    /// The store's data is damaged or inconsistent.
+    public static let corruptStore = Code(rawValue: "corruptStore")
+    /// The store was written with a different schema.
+    public static let schemaMismatch = Code(rawValue: "schemaMismatch")
+    /// The store was written by a newer version of the format.
+    public static let unsupportedFormat = Code(rawValue: "unsupportedFormat")
+    /// The store is open elsewhere, in this process or another.
+    public static let storeInUse = Code(rawValue: "storeInUse")
+    /// The store is closed.
+    public static let storeClosed = Code(rawValue: "storeClosed")
+    /// Reading or writing the store's file failed.
+    public static let io = Code(rawValue: "io")
+  }
+
+  /// The kind of failure.
+  public var code: Code
+  /// What went wrong, naming what is concerned. Not stable: do not parse it.
+  public var message: String
+  /// The entity concerned, if any.
+  public var entity: String?
+  /// The property concerned, if any.
+  public var property: String?
+  /// The object concerned, if any.
+  public var objectID: ObjectID?
+  /// The file concerned, if any.
+  public var file: URL?
+  /// The error that caused this one, if any.
+  public var underlying: (any Error)?
+
+  /// Creates an error.
+  public init(
+    _ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
+    objectID: ObjectID? = nil, file: URL? = nil, underlying: (any Error)? = nil
+  ) {
+    self.code = code
+    self.message = message
+    self.entity = entity
+    self.property = property
+    self.objectID = objectID
+    self.file = file
+    self.underlying = underlying
+  }
+
+  public var description: String {
+    var text = "ObjectGraphError.\(code): \(message)"
+    if let underlying { text += " (caused by: \(underlying))" }
+    return text
+  }
+}
