@@ -80,7 +80,7 @@ public final class ObjectContainer: Sendable {
   }
 
   deinit {
-    coordinator.store.close()
+    coordinator.close()
   }
 
   /// The context bound to the main actor; the same one each time.
@@ -89,6 +89,6 @@ public final class ObjectContainer: Sendable {
 
   /// Closes the store. Contexts of this container can no longer save.
   public func close() {
-    coordinator.store.close()
+    coordinator.close()
   }
 }

@@ -11,7 +11,8 @@ final class StoreCoordinator: Sendable {
   /// Serializes saves so each store sees one changeset at a time.
   private let saveLock = Mutex(())
 
-  init(store: any PersistentStore, schema: Schema, models: [EntityModel], nextObjectNumber: UInt64) {
+  init(store: any PersistentStore, schema: Schema, models: [EntityModel], nextObjectNumber: UInt64)
+  {
     self.store = store
     self.schema = schema
     self.models = models
@@ -29,6 +30,17 @@ final class StoreCoordinator: Sendable {
 
   /// The next unreserved number, recorded by the store with each save.
   var reservedUpTo: UInt64 { nextObjectNumber.withLock { $0 } }
+
+  private let isClosed = Mutex(false)
+
+  /// Closes the store, once: a store reopened by a later container stays open.
+  func close() {
+    let wasClosed = isClosed.withLock { closed in
+      defer { closed = true }
+      return closed
+    }
+    if !wasClosed { store.close() }
+  }
 
   func save(_ changeset: Changeset) throws {
     try saveLock.withLock { _ in try store.save(changeset) }

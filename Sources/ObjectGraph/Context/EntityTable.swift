@@ -59,7 +59,8 @@ final class EntityTable {
   private func index(_ object: ManagedObject, _ property: Int, _ slot: Slot) {
     switch slot {
     case .value(let value): attributeIndexes[property]?.add(object, for: value)
-    case .toOne(let target): toOneIndexes[property]?.add(object, for: target.map(ObjectIdentifier.init))
+    case .toOne(let target):
+      toOneIndexes[property]?.add(object, for: target.map(ObjectIdentifier.init))
     case .toMany: break
     }
   }

@@ -1,9 +1,12 @@
 import Foundation
 
 /// An equality that an index can answer, found in a predicate's expression tree:
-/// `$0.property == value` (or `value == $0.property`), possibly inside `&&`.
+/// `$0.property == value`, `$0.relationship?.property == value` (either way round), possibly
+/// inside `&&`.
 struct IndexTerm {
-  let keyPath: AnyKeyPath
+  /// The key path read on the fetched object, then (for optional chaining) on its related
+  /// object.
+  let path: [AnyKeyPath]
   /// The compared value, or nil for a `nil` literal.
   let value: Any?
 }
@@ -17,7 +20,7 @@ protocol IndexTermExpression {
 
 /// One side of an equality.
 private enum Operand {
-  case keyPath(AnyKeyPath)
+  case keyPath([AnyKeyPath])
   case value(Any?)
 }
 
@@ -31,7 +34,16 @@ extension PredicateExpressions.Variable: VariableExpression {}
 
 extension PredicateExpressions.KeyPath: OperandExpression {
   fileprivate var operand: Operand? {
-    root is any VariableExpression ? .keyPath(keyPath) : nil
+    root is any VariableExpression ? .keyPath([keyPath]) : nil
+  }
+}
+
+extension PredicateExpressions.OptionalFlatMap: OperandExpression {
+  fileprivate var operand: Operand? {
+    guard case .keyPath(let outer)? = (wrapped as? any OperandExpression)?.operand,
+      case .keyPath(let inner)? = (transform as? any OperandExpression)?.operand
+    else { return nil }
+    return .keyPath(outer + inner)
   }
 }
 
@@ -49,8 +61,8 @@ extension PredicateExpressions.Equal: IndexTermExpression {
       let right = (rhs as? any OperandExpression)?.operand
     else { return [] }
     switch (left, right) {
-    case (.keyPath(let keyPath), .value(let value)), (.value(let value), .keyPath(let keyPath)):
-      return [IndexTerm(keyPath: keyPath, value: value)]
+    case (.keyPath(let path), .value(let value)), (.value(let value), .keyPath(let path)):
+      return [IndexTerm(path: path, value: value)]
     default:
       return []
     }

@@ -26,7 +26,8 @@ extension ObjectContext {
   public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
     let table = try self.table(for: T.self)
     var count =
-      descriptor.predicate == nil ? table.count : try matches(of: descriptor.predicate, in: table).count
+      descriptor.predicate == nil
+      ? table.count : try matches(of: descriptor.predicate, in: table).count
     count -= min(max(descriptor.fetchOffset ?? 0, 0), count)
     if let limit = descriptor.fetchLimit { count = min(count, max(limit, 0)) }
     return count
@@ -64,33 +65,55 @@ extension ObjectContext {
     guard let expression = predicate?.expression as? any IndexTermExpression else { return nil }
     var best: [ManagedObject]?
     for term in expression.indexTerms {
-      guard let property = table.model.propertyIndex(for: term.keyPath) else { continue }
-      let bucket: [ManagedObject]
-      if let index = table.attributeIndexes[property] {
-        let key = term.value.map { AttributeCodec.encode($0) } ?? .null
-        bucket = index.objects(for: key).map(Array.init) ?? []
-      } else if let index = table.toOneIndexes[property] {
-        let target = term.value.flatMap(Self.unwrapObject)
-        if term.value != nil, target == nil, !Self.isNilValue(term.value!) { continue }
-        bucket = index.objects(for: target.map(ObjectIdentifier.init)).map(Array.init) ?? []
-      } else {
-        continue
-      }
+      guard let bucket = candidates(for: term, in: table) else { continue }
       if best == nil || bucket.count < best!.count { best = bucket }
     }
     return best
   }
 
-  private static func unwrapObject(_ value: Any) -> ManagedObject? {
-    if let object = value as? ManagedObject { return object }
-    if let optional = value as? any OptionalAttribute, !optional.isNone {
-      return optional.wrappedAny as? ManagedObject
+  /// The objects of `table` that can satisfy one equality, from an index; nil when no index
+  /// answers it.
+  private func candidates(for term: IndexTerm, in table: EntityTable) -> [ManagedObject]? {
+    guard let property = table.model.propertyIndex(for: term.path[0]) else { return nil }
+    let value = Self.flatten(term.value)
+    if term.path.count == 1 {
+      if let index = table.attributeIndexes[property] {
+        let key = value.map { AttributeCodec.encode($0) } ?? .null
+        return index.objects(for: key).map(Array.init) ?? []
+      }
+      if let index = table.toOneIndexes[property] {
+        if value == nil { return index.objects(for: nil).map(Array.init) ?? [] }
+        guard let target = value as? ManagedObject else { return nil }
+        return index.objects(for: ObjectIdentifier(target)).map(Array.init) ?? []
+      }
+      return nil
     }
-    return nil
+    // `$0.relationship?.property == value`: find the related objects first.
+    guard term.path.count == 2, let value, let index = table.toOneIndexes[property],
+      let relationship = table.model.relationship(property)
+    else { return nil }
+    let targets: [ManagedObject]
+    if term.path[1] == relationship.destinationObjectID {
+      guard let id = value as? ObjectID else { return nil }
+      targets = registered[id].map { [$0] } ?? []
+    } else {
+      let destination = self.table(for: relationship.destination)
+      guard let inner = destination.model.propertyIndex(for: term.path[1]),
+        let innerIndex = destination.attributeIndexes[inner]
+      else { return nil }
+      targets = innerIndex.objects(for: AttributeCodec.encode(value)).map(Array.init) ?? []
+    }
+    return targets.flatMap { index.objects(for: ObjectIdentifier($0)).map(Array.init) ?? [] }
   }
 
-  private static func isNilValue(_ value: Any) -> Bool {
-    (value as? any OptionalAttribute)?.isNone ?? false
+  /// A compared value with every level of `Optional` removed; nil for nil.
+  private static func flatten(_ value: Any?) -> Any? {
+    guard var current = value else { return nil }
+    while let optional = current as? any OptionalAttribute {
+      guard let wrapped = optional.wrappedAny else { return nil }
+      current = wrapped
+    }
+    return current
   }
 
   private func sort<T: ManagedObject>(_ results: inout [T], by descriptors: [SortDescriptor<T>])

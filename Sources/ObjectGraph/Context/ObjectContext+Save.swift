@@ -81,7 +81,8 @@ extension ObjectContext {
         switch property.kind {
         case .attribute(let attribute) where attribute.description.isUnique:
           let value = object.slots[property.index].value
-          if value != .null, let clashes = table.attributeIndexes[property.index]?.count(for: value),
+          if value != .null,
+            let clashes = table.attributeIndexes[property.index]?.count(for: value),
             clashes > 1
           {
             throw ObjectGraphError(
@@ -131,7 +132,9 @@ extension ObjectContext {
       for (property, committed) in changes.committed.sorted(by: { $0.key < $1.key }) {
         let current = object.slots[property]
         if case .toMany(let list) = current {
-          if let edits = changes.edits[property], let listEdits = listEdits(edits, count: list.count) {
+          if let edits = changes.edits[property],
+            let listEdits = listEdits(edits, count: list.count)
+          {
             if !listEdits.isEmpty {
               propertyChanges.append(PropertyChange(property: property, kind: .edit(listEdits)))
             }

@@ -102,7 +102,9 @@ public final class ObjectContext {
     guard let changes = object.changes else { return [:] }
     let properties = object.model.properties
     return Dictionary(
-      uniqueKeysWithValues: changes.committed.map { (properties[$0.key].name, persistentValue($0.value)) })
+      uniqueKeysWithValues: changes.committed.map {
+        (properties[$0.key].name, persistentValue($0.value))
+      })
   }
 
   // MARK: Inserting

@@ -14,7 +14,9 @@ extension ManagedObject {
     if oldTarget === newTarget { return }
     if let newTarget { checkDestination(newTarget, of: relationship, index) }
     if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
-      if let oldTarget { oldTarget.unlink(self, fromInverse: inverse, isToMany: inverseModel.isToMany) }
+      if let oldTarget {
+        oldTarget.unlink(self, fromInverse: inverse, isToMany: inverseModel.isToMany)
+      }
       if let newTarget {
         newTarget.link(self, intoInverse: inverse, of: inverseModel, forward: index)
       }

@@ -141,4 +141,6 @@ struct RelationshipBlueprint {
   /// The declared inverse: the class it belongs to, and a probe that reads it on an instance.
   var inverseRoot: ManagedObject.Type?
   var inverseProbe: ((ManagedObject) -> Void)?
+  /// `\Destination.objectID`, to recognize `$0.parent?.objectID == id` in predicates.
+  var destinationObjectID: AnyKeyPath
 }

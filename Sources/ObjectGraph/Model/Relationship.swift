@@ -67,7 +67,7 @@ public struct Relationship<Value: RelationshipValue> {
         RelationshipBlueprint(
           destination: Value.destinationType, isToMany: Value.isToMany, deleteRule: deleteRule,
           minimumCount: minimum, maximumCount: maximum, inverseRoot: inverseRoot,
-          inverseProbe: inverseProbe)))
+          inverseProbe: inverseProbe, destinationObjectID: \Value.Destination.objectID)))
   }
 
   @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")

@@ -128,6 +128,8 @@ final class RelationshipModel: @unchecked Sendable {
   fileprivate(set) var inverse: Int?
   /// Whether the inverse was declared on this side (for mismatch errors).
   let declaredInverse: Bool
+  /// `\Destination.objectID`.
+  let destinationObjectID: AnyKeyPath
 
   init(blueprint: RelationshipBlueprint) {
     isToMany = blueprint.isToMany
@@ -136,6 +138,7 @@ final class RelationshipModel: @unchecked Sendable {
     maximumCount = blueprint.maximumCount
     destinationType = blueprint.destination
     declaredInverse = blueprint.inverseProbe != nil
+    destinationObjectID = blueprint.destinationObjectID
   }
 
   /// The inverse relationship's model, if any.

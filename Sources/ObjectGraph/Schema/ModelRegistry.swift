@@ -50,7 +50,9 @@ enum ModelRegistry {
     }
     try resolve(order, in: built)
     return models.withLock { models in
-      for model in order { models[ObjectIdentifier(model.type)] = models[ObjectIdentifier(model.type)] ?? model }
+      for model in order {
+        models[ObjectIdentifier(model.type)] = models[ObjectIdentifier(model.type)] ?? model
+      }
       return types.map { models[ObjectIdentifier($0)]! }
     }
   }

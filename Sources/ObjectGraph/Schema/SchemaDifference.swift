@@ -15,7 +15,8 @@ public struct SchemaDifference: Sendable {
       changes.append("entity \(name) is in the model but not stored")
     }
     if changes.isEmpty, storedNames != requestedNames {
-      changes.append("entities are in another order: stored \(storedNames), model \(requestedNames)")
+      changes.append(
+        "entities are in another order: stored \(storedNames), model \(requestedNames)")
     }
     for entity in requested.entities {
       guard let old = stored.entities.first(where: { $0.name == entity.name }) else { continue }
@@ -31,7 +32,8 @@ public struct SchemaDifference: Sendable {
         guard let was = old.properties.first(where: { $0.name == property.name }),
           was != property
         else { continue }
-        changes.append("entity \(entity.name): property \(property.name) was \(was.kind), is \(property.kind)")
+        changes.append(
+          "entity \(entity.name): property \(property.name) was \(was.kind), is \(property.kind)")
       }
       if oldNames != newNames, Set(oldNames) == Set(newNames) {
         changes.append("entity \(entity.name): properties are in another order")

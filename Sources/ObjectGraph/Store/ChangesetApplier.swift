@@ -50,7 +50,8 @@ public struct ChangesetApplier: Sendable {
       for change in update.changes {
         guard snapshot.values.indices.contains(change.property) else {
           throw ObjectGraphError(
-            .corruptStore, "object \(update.id) of \(entity.name) has no property \(change.property)",
+            .corruptStore,
+            "object \(update.id) of \(entity.name) has no property \(change.property)",
             entity: entity.name, objectID: update.id)
         }
         switch change.kind {

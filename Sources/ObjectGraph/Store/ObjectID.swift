@@ -9,7 +9,7 @@
 /// let id = box.objectID!          // stable from now on
 /// let same = context.object(with: id)
 /// ```
-public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct ObjectID: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
   /// The store-wide number of the object; numbers start at 1.
   public let rawValue: UInt64
 
