@@ -30,8 +30,10 @@ public struct Attribute<Value> {
   /// Declares an attribute with a default value and options.
   public init(wrappedValue: @autoclosure () -> Value, _ options: AttributeOption...) {
     let state = ModelBuildState.current
+    let codec = state.mode == .describe ? AttributeCodec.make(for: Value.self) : nil
     let slot: Slot
-    if state.mode == .materialize {
+    if state.mode == .materialize || (state.mode == .describe && codec == nil) {
+      // Loading sets every slot; a type that cannot be persisted is reported by the schema.
       slot = .value(.null)
     } else {
       slot = .value(AttributeCodec.encode(state.evaluateDefault(wrappedValue)))
@@ -39,8 +41,7 @@ public struct Attribute<Value> {
     index = state.append(
       slot,
       blueprint: .attribute(
-        AttributeBlueprint(
-          valueType: Value.self, options: options, codec: AttributeCodec.make(for: Value.self))))
+        AttributeBlueprint(valueType: Value.self, options: options, codec: codec)))
   }
 
   @available(*, unavailable, message: "@Attribute is only available on ManagedObject subclasses")

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// Dropping a container and its contexts frees every object: no parent/child cycle is left.
+@Suite struct MemoryTests {
+  @Test func discardingAContextFreesItsObjects() throws {
+    weak var weakParent: Box?
+    weak var weakChild: Box?
+    weak var weakContext: ObjectContext?
+    try {
+      let stack = try Stack()
+      let parent = Box(title: "Parent")
+      stack.context.insert(parent)
+      let child = Box(title: "Child", parent: parent)
+      try stack.context.save()
+      _ = try stack.context.fetch(FetchDescriptor<Box>(predicate: #Predicate { $0.parent == nil }))
+      weakParent = parent
+      weakChild = child
+      weakContext = stack.context
+    }()
+    #expect(weakContext == nil)
+    #expect(weakParent == nil)
+    #expect(weakChild == nil)
+  }
+
+  @Test func loadedObjectsAreFreedWithTheirContext() throws {
+    let store = InMemoryStore()
+    do {
+      let stack = try Stack(store: store)
+      let root = Box(title: "Root")
+      stack.context.insert(root)
+      for index in 0..<10 { _ = Box(title: "\(index)", parent: root) }
+      try stack.context.save()
+    }
+    weak var weakRoot: Box?
+    weak var weakChild: Box?
+    try {
+      let stack = try Stack(store: store)
+      let root = try #require(
+        try stack.context.fetch(FetchDescriptor<Box>(predicate: #Predicate { $0.parent == nil }))
+          .first)
+      weakRoot = root
+      weakChild = root.children.first
+      #expect(weakChild != nil)
+    }()
+    #expect(weakRoot == nil)
+    #expect(weakChild == nil)
+  }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Observation
+import Testing
+
+@testable import ObjectGraph
+
+/// Every model object is `Observable`: reading a property inside `withObservationTracking`
+/// registers it, and every change of it, direct or as a side effect, fires.
+@Suite struct ObservationTests {
+  @Test func anAttributeChangeFiresItsObservers() {
+    let box = Box(title: "A")
+    #expect(observes({ _ = box.title }) { box.title = "B" })
+    #expect(!observes({ _ = box.title }) { box.detail = "other property" })
+    let other = Box(title: "Other")
+    #expect(!observes({ _ = box.title }) { other.title = "other object" })
+  }
+
+  @Test func childrenObserversHearOfEveryKindOfEdit() throws {
+    let stack = try Stack()
+    let parent = Box(title: "Parent")
+    stack.context.insert(parent)
+    let a = Box(title: "A", parent: parent)
+    let b = Box(title: "B", parent: parent)
+    try stack.context.save()
+    #expect(observes({ _ = parent.children }) { _ = Box(title: "C", parent: parent) })
+    #expect(observes({ _ = parent.children }) { parent.$children.move(from: 0, to: 2) })
+    #expect(observes({ _ = parent.children }) { parent.children = [b, a] })
+    #expect(observes({ _ = parent.children }) { a.parent = nil })
+    #expect(observes({ _ = parent.children }) { stack.context.delete(b) })
+    #expect(observes({ _ = parent.children }) { stack.context.rollback() })
+    #expect(parent.children.map(\.title) == ["A", "B"])
+  }
+
+  @Test func theInverseSideFiresToo() {
+    let old = Box(title: "Old")
+    let new = Box(title: "New")
+    let child = Box(title: "Child", parent: old)
+    #expect(observes({ _ = old.children }) { child.parent = new })
+    #expect(observes({ _ = child.parent }) { new.children.removeAll() })
+  }
+
+  @Test func aCascadeFiresObserversOfEverythingItRemoves() throws {
+    let stack = try Stack()
+    let root = Box(title: "Root")
+    stack.context.insert(root)
+    let middle = Box(title: "Middle", parent: root)
+    let leaf = Box(title: "Leaf", parent: middle)
+    try stack.context.save()
+    #expect(
+      observes({
+        _ = middle.children
+        _ = leaf.parent
+        _ = root.children
+      }) {
+        stack.context.delete(middle)
+      })
+  }
+}
