@@ -73,6 +73,7 @@ public final class ObjectContainer: Sendable {
       store: store, schema: schema, models: ordered, nextObjectNumber: contents.nextObjectNumber)
     do {
       main = try ObjectContext(coordinator: coordinator, contents: contents)
+      main.deliversOnMainQueue = true
     } catch {
       store.close()
       throw error

@@ -68,6 +68,8 @@ extension ObjectContext {
     // Take them out of the live tables first, so index upkeep skips them.
     var unsaved: [ManagedObject] = []
     for object in doomed {
+      noteWillTouch(object)
+      pending.noteDelete(object)
       table(for: object.model).remove(object)
       if object.lifecycle == .inserted {
         inserted[ObjectIdentifier(object)] = nil

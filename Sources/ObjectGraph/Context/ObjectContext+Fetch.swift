@@ -10,6 +10,7 @@ extension ObjectContext {
   /// - Complexity: O(*m* log *m*) in the candidates: the matching index bucket for an
   ///   indexed equality, all objects of the class otherwise.
   public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+    processPendingChanges()
     let table = try self.table(for: T.self)
     var results = try matches(of: descriptor.predicate, in: table)
     try sort(&results, by: descriptor.sortBy)

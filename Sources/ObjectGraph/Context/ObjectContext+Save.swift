@@ -10,10 +10,14 @@ extension ObjectContext {
   ///   object and relationship), ``ObjectGraphError/Code/countBounds``, or the store's error.
   /// - Complexity: O(*k*) in the changed objects and properties.
   public func save() throws {
+    processPendingChanges()
     guard hasChanges else { return }
+    notifySaveObservers(.willSave)
     try validate()
-    try coordinator.save(makeChangeset())
+    let changeset = makeChangeset()
+    try coordinator.save(changeset)
     commit()
+    notifySaveObservers(.didSave(changeset))
   }
 
   /// Discards every change since the last save: inserted objects leave the context, changed
@@ -24,13 +28,17 @@ extension ObjectContext {
   public func rollback() {
     let insertedObjects = Array(inserted.values)
     for object in insertedObjects {
+      noteWillTouch(object)
+      pending.noteDelete(object)
       table(for: object.model).remove(object)
       unregister(object)
     }
     for object in updated.values {
       guard let changes = object.changes else { continue }
       let table = self.table(for: object.model)
+      noteWillTouch(object)
       for (property, committed) in changes.committed {
+        if object.lifecycle == .persisted { pending.noteUpdate(object, property: property) }
         let current = object.slots[property]
         object.notifyObservers(of: property) { object.slots[property] = committed }
         if object.lifecycle == .persisted {
@@ -40,7 +48,9 @@ extension ObjectContext {
       object.changes = nil
     }
     for object in deleted.values {
+      noteWillTouch(object)
       object.lifecycle = .persisted
+      pending.noteInsert(object)
       table(for: object.model).add(object)
     }
     for object in insertedObjects {
@@ -50,6 +60,7 @@ extension ObjectContext {
     inserted = [:]
     updated = [:]
     deleted = [:]
+    processPendingChanges()
   }
 
   // MARK: Validation

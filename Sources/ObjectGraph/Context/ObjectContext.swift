@@ -29,6 +29,14 @@ public final class ObjectContext {
   var deleted: [ObjectIdentifier: ManagedObject] = [:]
   private var reservedNumbers: Range<UInt64> = 0..<0
 
+  /// Changes not yet delivered to observers.
+  var pending = PendingChanges()
+  var observers = ContextObservers()
+  var isDelivering = false
+  /// Whether the context delivers its changes once per turn of the main queue.
+  var deliversOnMainQueue = false
+  var isDeliveryScheduled = false
+
   /// Creates a context of a container, loading the store's objects.
   ///
   /// - Throws: The store's error when it cannot be read, or
@@ -142,6 +150,8 @@ public final class ObjectContext {
     object.lifecycle = .inserted
     registered[id] = object
     inserted[ObjectIdentifier(object)] = object
+    noteWillTouch(object)
+    pending.noteInsert(object)
     table.add(object)
   }
 
@@ -178,6 +188,10 @@ public final class ObjectContext {
   func objectWillChange(
     _ object: ManagedObject, property: Int, from old: Slot, edit: ListEditRecord?
   ) {
+    if object.lifecycle != .deleted {
+      noteWillTouch(object)
+      pending.noteUpdate(object, property: property)
+    }
     switch object.lifecycle {
     case .persisted, .deleted:
       let changes: ObjectChanges

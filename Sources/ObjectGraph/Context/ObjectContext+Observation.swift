@@ -1,0 +1,186 @@
+import Foundation
+
+extension Notification.Name {
+  /// Posted by ``ObjectContext/processPendingChanges()`` with the coalesced changes; the
+  /// object is the context, the user info holds ``ObjectContext/insertedObjectsKey``,
+  /// ``ObjectContext/updatedObjectsKey``, ``ObjectContext/deletedObjectsKey`` (arrays of
+  /// objects) and ``ObjectContext/changeSummaryKey`` (a ``ChangeSummary``).
+  /// Core Data's `NSManagedObjectContextObjectsDidChange`.
+  public static let objectContextObjectsDidChange = Notification.Name(
+    "ObjectGraph.ObjectContextObjectsDidChange")
+  /// Posted before a context saves. Core Data's `NSManagedObjectContextWillSave`.
+  public static let objectContextWillSave = Notification.Name("ObjectGraph.ObjectContextWillSave")
+  /// Posted after a context saved; the user info holds ``ObjectContext/changesetKey`` (the
+  /// ``Changeset`` the store received). Core Data's `NSManagedObjectContextDidSave`.
+  public static let objectContextDidSave = Notification.Name("ObjectGraph.ObjectContextDidSave")
+}
+
+extension ObjectContext {
+  /// User info key of inserted objects (`[ManagedObject]`).
+  public static let insertedObjectsKey = "inserted"
+  /// User info key of updated objects (`[ManagedObject]`).
+  public static let updatedObjectsKey = "updated"
+  /// User info key of deleted objects (`[ManagedObject]`).
+  public static let deletedObjectsKey = "deleted"
+  /// User info key of the ``ChangeSummary`` of a delivery.
+  public static let changeSummaryKey = "summary"
+  /// User info key of the saved ``Changeset``.
+  public static let changesetKey = "changeset"
+
+  // MARK: Observing
+
+  /// Calls `handler` with every coalesced delivery of changes.
+  ///
+  /// Changes are gathered and delivered together at ``processPendingChanges()``, which
+  /// ``save()``, ``fetch(_:)`` and ``rollback()`` call, and which the main context also runs
+  /// once per turn of the main queue. Changes made by a handler arrive in the next delivery.
+  ///
+  /// - Returns: A token; dropping it stops delivery.
+  public func observeChanges(_ handler: @escaping (ObjectContextChanges) -> Void)
+    -> ObservationToken
+  {
+    token(for: observers.add(ChangeHandlerObserver(handler)))
+  }
+
+  /// Calls `handler` before and after every save.
+  ///
+  /// - Returns: A token; dropping it stops delivery.
+  public func observeSaves(_ handler: @escaping (SaveEvent) -> Void) -> ObservationToken {
+    token(for: observers.addSaveObserver(handler))
+  }
+
+  /// The coalesced changes as an asynchronous sequence of ``ChangeSummary`` values.
+  ///
+  /// The sequence ends when its consumer stops iterating.
+  public func changeSummaries() -> AsyncStream<ChangeSummary> {
+    let (stream, continuation) = AsyncStream<ChangeSummary>.makeStream()
+    let observer = StreamObserver(continuation)
+    observer.id = observers.add(observer)
+    return stream
+  }
+
+  /// Calls `handler` when chosen properties of one object change, or when it is deleted.
+  ///
+  /// ```swift
+  /// let token = context.observe(box, keyPaths: [\.title]) { change in print(change.changedKeys) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - object: The object to observe.
+  ///   - keyPaths: The properties to observe; every property when empty.
+  /// - Returns: A token; dropping it stops delivery.
+  public func observe<T: ManagedObject>(
+    _ object: T, keyPaths: [PartialKeyPath<T>] = [], _ handler: @escaping (ObjectChange) -> Void
+  ) -> ObservationToken {
+    let properties =
+      keyPaths.isEmpty ? nil : Set(keyPaths.compactMap { object.model.propertyIndex(for: $0) })
+    return token(
+      for: observers.add(ObjectObserver(object: object, properties: properties, handler: handler)))
+  }
+
+  /// Calls `handler` with the difference each time an ordered to-many relationship of one
+  /// object changes: objects removed, inserted or moved, and children whose own properties
+  /// changed.
+  ///
+  /// ```swift
+  /// let token = context.observe(box, relationship: \.children) { change in
+  ///   rows = change.apply(to: rows, takingInsertionsFrom: box.children)
+  /// }
+  /// ```
+  ///
+  /// - Returns: A token; dropping it stops delivery.
+  public func observe<T: ManagedObject, U: ManagedObject>(
+    _ object: T, relationship keyPath: KeyPath<T, [U]>, _ handler: @escaping (ListChange) -> Void
+  ) -> ObservationToken {
+    guard let property = object.model.propertyIndex(for: keyPath) else {
+      preconditionFailure("ObjectGraph: \(keyPath) is not a relationship of \(object.model.name)")
+    }
+    return token(
+      for: observers.add(RelationshipObserver(owner: object, property: property, handler: handler)))
+  }
+
+  /// A query whose results stay current as the context changes.
+  ///
+  /// - Throws: As ``fetch(_:)``.
+  public func liveQuery<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> LiveQuery<T> {
+    try LiveQuery(context: self, descriptor: descriptor)
+  }
+
+  // MARK: Delivering
+
+  /// Delivers the changes gathered since the last delivery to every observer, live query
+  /// and `NotificationCenter`, as one coalesced delivery.
+  ///
+  /// Does nothing while a delivery is under way: changes made by observers arrive in the
+  /// next delivery.
+  public func processPendingChanges() {
+    guard !isDelivering, !pending.isEmpty else { return }
+    isDelivering = true
+    defer { isDelivering = false }
+    let delivered = pending
+    pending = PendingChanges()
+    for query in observers.allLiveQueries { query.refresh(delivered) }
+    var keys: [ObjectIdentifier: Set<String>] = [:]
+    for (id, properties) in delivered.updatedKeys {
+      let model = delivered.updated[id]!.model
+      keys[id] = Set(properties.map { model.properties[$0].name })
+    }
+    let changes = ObjectContextChanges(
+      inserted: sortedByID(delivered.inserted.values),
+      updated: sortedByID(delivered.updated.values),
+      deleted: sortedByID(delivered.deleted.values), keys: keys)
+    for (id, observer) in observers.changeObservers where observers.contains(id) {
+      observer.deliver(changes, delivered, in: self)
+    }
+    NotificationCenter.default.post(
+      name: .objectContextObjectsDidChange, object: self,
+      userInfo: [
+        Self.insertedObjectsKey: changes.inserted, Self.updatedObjectsKey: changes.updated,
+        Self.deletedObjectsKey: changes.deleted, Self.changeSummaryKey: changes.summary,
+      ])
+  }
+
+  func notifySaveObservers(_ event: SaveEvent) {
+    for (id, handler) in observers.saveObservers where observers.contains(id) { handler(event) }
+    switch event {
+    case .willSave:
+      NotificationCenter.default.post(name: .objectContextWillSave, object: self)
+    case .didSave(let changeset):
+      NotificationCenter.default.post(
+        name: .objectContextDidSave, object: self, userInfo: [Self.changesetKey: changeset])
+    }
+  }
+
+  // MARK: Bookkeeping
+
+  func register(_ query: any LiveQueryMaintenance, for model: EntityModel) -> Int {
+    observers.add(query, for: model)
+  }
+
+  func removeObserver(_ id: Int) {
+    observers.remove(id)
+  }
+
+  private func token(for id: Int) -> ObservationToken {
+    ObservationToken { [weak self] in self?.observers.remove(id) }
+  }
+
+  /// Notes an insertion, update or deletion for the next delivery; live queries over the
+  /// object's entity take it out of their results before it changes.
+  func noteWillTouch(_ object: ManagedObject) {
+    for query in observers.liveQueries(of: object.model) { query.willTouch(object) }
+    scheduleDeliveryIfNeeded()
+  }
+
+  /// The main context delivers once per turn of the main queue.
+  private func scheduleDeliveryIfNeeded() {
+    guard deliversOnMainQueue, !isDeliveryScheduled else { return }
+    isDeliveryScheduled = true
+    nonisolated(unsafe) let context = self
+    DispatchQueue.main.async {
+      // The main context is used on the main actor only.
+      context.isDeliveryScheduled = false
+      context.processPendingChanges()
+    }
+  }
+}

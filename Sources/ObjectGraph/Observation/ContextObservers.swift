@@ -1,0 +1,148 @@
+/// Something a context delivers its coalesced changes to.
+protocol ContextObserver: AnyObject {
+  func deliver(
+    _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext)
+}
+
+/// The observers of one context, with stable delivery order (registration order).
+struct ContextObservers {
+  private var nextID = 0
+  private(set) var changeObservers: [(id: Int, observer: any ContextObserver)] = []
+  private(set) var saveObservers: [(id: Int, handler: (SaveEvent) -> Void)] = []
+  /// Live queries by entity, held weakly: a live query unregisters itself when released.
+  private(set) var liveQueries: [ObjectIdentifier: [Int: LiveQueryReference]] = [:]
+
+  mutating func add(_ observer: any ContextObserver) -> Int {
+    nextID += 1
+    changeObservers.append((nextID, observer))
+    return nextID
+  }
+
+  mutating func addSaveObserver(_ handler: @escaping (SaveEvent) -> Void) -> Int {
+    nextID += 1
+    saveObservers.append((nextID, handler))
+    return nextID
+  }
+
+  mutating func add(_ query: any LiveQueryMaintenance, for model: EntityModel) -> Int {
+    nextID += 1
+    liveQueries[ObjectIdentifier(model), default: [:]][nextID] = LiveQueryReference(query: query)
+    return nextID
+  }
+
+  mutating func remove(_ id: Int) {
+    changeObservers.removeAll { $0.id == id }
+    saveObservers.removeAll { $0.id == id }
+    for key in liveQueries.keys { liveQueries[key]?[id] = nil }
+  }
+
+  func contains(_ id: Int) -> Bool {
+    changeObservers.contains { $0.id == id } || saveObservers.contains { $0.id == id }
+  }
+
+  /// The live queries over one entity.
+  func liveQueries(of model: EntityModel) -> [any LiveQueryMaintenance] {
+    guard let queries = liveQueries[ObjectIdentifier(model)] else { return [] }
+    return queries.values.compactMap(\.query)
+  }
+
+  var allLiveQueries: [any LiveQueryMaintenance] {
+    liveQueries.values.flatMap { $0.sorted { $0.key < $1.key }.compactMap(\.value.query) }
+  }
+}
+
+struct LiveQueryReference {
+  weak var query: (any LiveQueryMaintenance)?
+}
+
+/// A closure observer of every delivery.
+final class ChangeHandlerObserver: ContextObserver {
+  let handler: (ObjectContextChanges) -> Void
+  init(_ handler: @escaping (ObjectContextChanges) -> Void) { self.handler = handler }
+  func deliver(
+    _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext
+  ) {
+    handler(changes)
+  }
+}
+
+/// Feeds an `AsyncStream`; removes itself once the stream is finished.
+final class StreamObserver: ContextObserver {
+  let continuation: AsyncStream<ChangeSummary>.Continuation
+  var id = 0
+  init(_ continuation: AsyncStream<ChangeSummary>.Continuation) { self.continuation = continuation }
+  func deliver(
+    _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext
+  ) {
+    if case .terminated = continuation.yield(changes.summary) { context.removeObserver(id) }
+  }
+}
+
+/// Observes chosen properties of one object.
+final class ObjectObserver: ContextObserver {
+  let object: ManagedObject
+  let properties: Set<Int>?
+  let handler: (ObjectChange) -> Void
+
+  init(object: ManagedObject, properties: Set<Int>?, handler: @escaping (ObjectChange) -> Void) {
+    self.object = object
+    self.properties = properties
+    self.handler = handler
+  }
+
+  func deliver(
+    _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext
+  ) {
+    let id = ObjectIdentifier(object)
+    if pending.deleted[id] != nil {
+      handler(ObjectChange(object: object, changedKeys: [], isDeleted: true))
+      return
+    }
+    guard let keys = pending.updatedKeys[id] else { return }
+    let relevant = properties.map { keys.intersection($0) } ?? keys
+    guard !relevant.isEmpty else { return }
+    let names = Set(relevant.map { object.model.properties[$0].name })
+    handler(ObjectChange(object: object, changedKeys: names, isDeleted: false))
+  }
+}
+
+/// Observes one ordered to-many relationship of one object.
+final class RelationshipObserver: ContextObserver {
+  let owner: ManagedObject
+  let property: Int
+  let handler: (ListChange) -> Void
+  private var delivered: [ObjectIdentifier]
+
+  init(owner: ManagedObject, property: Int, handler: @escaping (ListChange) -> Void) {
+    self.owner = owner
+    self.property = property
+    self.handler = handler
+    delivered = owner.slots[property].objects.map(ObjectIdentifier.init)
+  }
+
+  func deliver(
+    _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext
+  ) {
+    let list = owner.isDeleted ? [] : owner.slots[property].objects
+    let ownerChanged = pending.updatedKeys[ObjectIdentifier(owner)]?.contains(property) ?? false
+    var updatedChildren = Set<ObjectIdentifier>()
+    for child in list where pending.updated[ObjectIdentifier(child)] != nil {
+      updatedChildren.insert(ObjectIdentifier(child))
+    }
+    guard ownerChanged || !updatedChildren.isEmpty || owner.isDeleted else { return }
+    let current = list.map(ObjectIdentifier.init)
+    let change = ListChange.between(delivered, current, updated: updatedChildren)
+    delivered = current
+    if !change.isEmpty { handler(change) }
+  }
+}
+
+/// A change of one observed object.
+public struct ObjectChange {
+  /// The object.
+  public let object: ManagedObject
+  /// The names of the observed properties that changed.
+  public let changedKeys: Set<String>
+  /// Whether the object was deleted.
+  public let isDeleted: Bool
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// How an ordered list of objects changed between two deliveries: a relationship's objects
+/// or a live query's results.
+///
+/// Applying it to the old list gives the new list exactly: remove the objects at
+/// ``removed`` and at every move's `from` (old indexes), then insert the new objects at
+/// ``inserted`` and every move's `to` (new indexes), in ascending order. ``updated`` lists the
+/// new indexes of objects that stayed and whose own properties changed.
+///
+/// ```swift
+/// context.observe(box, relationship: \.children) { change in
+///   tableView.performBatchUpdates {
+///     tableView.deleteRows(at: change.removed, ...)
+///     tableView.insertRows(at: change.inserted, ...)
+///   }
+/// }
+/// ```
+public struct ListChange: Hashable, Sendable {
+  /// One object that stayed but changed place.
+  public struct Move: Hashable, Sendable {
+    /// Its index in the old list.
+    public var from: Int
+    /// Its index in the new list.
+    public var to: Int
+  }
+
+  /// Indexes in the old list of objects no longer in the list.
+  public var removed: IndexSet
+  /// Indexes in the new list of objects that were not in the list.
+  public var inserted: IndexSet
+  /// Objects that stayed but changed place relative to the others.
+  public var moved: [Move]
+  /// Indexes in the new list of objects that stayed and whose properties changed.
+  public var updated: IndexSet
+
+  /// Creates a list change.
+  public init(
+    removed: IndexSet = [], inserted: IndexSet = [], moved: [Move] = [], updated: IndexSet = []
+  ) {
+    self.removed = removed
+    self.inserted = inserted
+    self.moved = moved
+    self.updated = updated
+  }
+
+  /// Whether nothing changed.
+  public var isEmpty: Bool {
+    removed.isEmpty && inserted.isEmpty && moved.isEmpty && updated.isEmpty
+  }
+
+  /// Applies the change to the old list, taking new elements from `new`.
+  ///
+  /// - Complexity: O(*n* + *k* log *k*).
+  public func apply<Element>(to old: [Element], takingInsertionsFrom new: [Element]) -> [Element] {
+    var result = old
+    let removals = removed.union(IndexSet(moved.map(\.from)))
+    for index in removals.reversed() { result.remove(at: index) }
+    let insertions = inserted.union(IndexSet(moved.map(\.to)))
+    for index in insertions { result.insert(new[index], at: index) }
+    return result
+  }
+}
+
+extension ListChange {
+  /// The change from `old` to `new`, lists of distinct identities, with the fewest moves:
+  /// the objects that stay put form a longest increasing run of old positions.
+  ///
+  /// - Complexity: O(*n* log *n*).
+  static func between(
+    _ old: [ObjectIdentifier], _ new: [ObjectIdentifier], updated: Set<ObjectIdentifier> = []
+  ) -> ListChange {
+    var oldPositions: [ObjectIdentifier: Int] = [:]
+    oldPositions.reserveCapacity(old.count)
+    for (index, id) in old.enumerated() { oldPositions[id] = index }
+    var change = ListChange()
+    var newIDs = Set<ObjectIdentifier>()
+    newIDs.reserveCapacity(new.count)
+    // Old positions of the objects that stayed, in new order.
+    var stayed: [(newIndex: Int, oldIndex: Int)] = []
+    for (index, id) in new.enumerated() {
+      newIDs.insert(id)
+      if let oldIndex = oldPositions[id] {
+        stayed.append((index, oldIndex))
+        if updated.contains(id) { change.updated.insert(index) }
+      } else {
+        change.inserted.insert(index)
+      }
+    }
+    for (index, id) in old.enumerated() where !newIDs.contains(id) { change.removed.insert(index) }
+    let kept = longestIncreasingRun(stayed.map(\.oldIndex))
+    for (position, pair) in stayed.enumerated() where !kept.contains(position) {
+      change.moved.append(Move(from: pair.oldIndex, to: pair.newIndex))
+    }
+    return change
+  }
+
+  /// Positions (in `values`) of a longest strictly increasing subsequence.
+  private static func longestIncreasingRun(_ values: [Int]) -> Set<Int> {
+    var tails: [Int] = []  // positions of the smallest tail of each length
+    var previous = [Int](repeating: -1, count: values.count)
+    for (position, value) in values.enumerated() {
+      var low = 0
+      var high = tails.count
+      while low < high {
+        let middle = (low + high) / 2
+        if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+      }
+      if low > 0 { previous[position] = tails[low - 1] }
+      if low == tails.count { tails.append(position) } else { tails[low] = position }
+    }
+    var result = Set<Int>()
+    var position = tails.last ?? -1
+    while position >= 0 {
+      result.insert(position)
+      position = previous[position]
+    }
+    return result
+  }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import Observation
+
+/// What a context tells its live queries.
+protocol LiveQueryMaintenance: AnyObject {
+  /// An object of the query's entity is about to change, be inserted or be deleted.
+  func willTouch(_ object: ManagedObject)
+  /// The context delivers its coalesced changes.
+  func refresh(_ pending: PendingChanges)
+}
+
+/// The current results of a fetch, kept up to date as the context changes, with the
+/// difference reported at each delivery: no view needs to re-query.
+///
+/// ```swift
+/// let roots = try context.liveQuery(FetchDescriptor<Box>(
+///   predicate: #Predicate { $0.parent == nil }, sortBy: [SortDescriptor(\.created)]))
+/// let token = roots.observe { change in
+///   print(roots.results.map(\.title), change.inserted, change.removed)
+/// }
+/// ```
+///
+/// A change to *k* objects costs O(*k* log *n*) comparisons (plus moving array elements),
+/// not a re-fetch: an object about to change is taken out of the sorted results (found by
+/// binary search while its values are still those it was sorted by), and at delivery each
+/// touched object is evaluated again and put back where it now belongs. The query is
+/// `Observable`: SwiftUI views that read ``results`` refresh at each delivery that changes
+/// them.
+///
+/// The predicate and sort are re-evaluated for objects of the query's own class that change;
+/// a predicate that reads a related object's property (`$0.parent?.title == "Inbox"`) is not
+/// re-evaluated when only the related object changes.
+public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable {
+  /// The results at the last delivery, in order, within the descriptor's offset and limit.
+  public var results: [T] {
+    registrar.access(self, keyPath: \.results)
+    return delivered
+  }
+
+  /// The difference between the previous and the current ``results``.
+  public private(set) var lastChange = ListChange()
+
+  private let context: ObjectContext
+  private let descriptor: FetchDescriptor<T>
+  private var delivered: [T]
+  /// Every matching object in order, except the touched ones awaiting the next delivery.
+  private var matching: [ManagedObject]
+  /// Objects taken out since the last delivery, with their index in the delivered order.
+  private var touched: [ObjectIdentifier: (object: ManagedObject, oldIndex: Int?)] = [:]
+  private var matchingMembers: Set<ObjectIdentifier>
+  /// Every matching object at the last delivery (before offset and limit).
+  private var deliveredAll: [ManagedObject]
+  private var deliveredMembers: Set<ObjectIdentifier>
+  private var handlers: [(id: Int, handler: (ListChange) -> Void)] = []
+  private var nextHandlerID = 0
+  private var registrationID = 0
+  private let registrar = ObservationRegistrar()
+
+  init(context: ObjectContext, descriptor: FetchDescriptor<T>) throws {
+    self.context = context
+    self.descriptor = descriptor
+    var unlimited = descriptor
+    unlimited.fetchLimit = nil
+    unlimited.fetchOffset = nil
+    matching = try context.fetch(unlimited)
+    matchingMembers = Set(matching.lazy.map(ObjectIdentifier.init))
+    deliveredAll = matching
+    deliveredMembers = matchingMembers
+    delivered = []
+    delivered = window(of: matching)
+    registrationID = context.register(self, for: try context.table(for: T.self).model)
+  }
+
+  deinit {
+    context.removeObserver(registrationID)
+  }
+
+  /// Calls `handler` after every delivery that changes the results.
+  ///
+  /// - Returns: A token; dropping it stops the calls.
+  public func observe(_ handler: @escaping (ListChange) -> Void) -> ObservationToken {
+    nextHandlerID += 1
+    let id = nextHandlerID
+    handlers.append((id, handler))
+    return ObservationToken { [weak self] in self?.handlers.removeAll { $0.id == id } }
+  }
+
+  // MARK: Maintenance
+
+  func willTouch(_ object: ManagedObject) {
+    let id = ObjectIdentifier(object)
+    guard touched[id] == nil else { return }
+    let oldIndex = deliveredMembers.contains(id) ? position(of: object, in: deliveredAll) : nil
+    if matchingMembers.remove(id) != nil, let index = position(of: object, in: matching) {
+      matching.remove(at: index)
+    }
+    touched[id] = (object, oldIndex)
+  }
+
+  func refresh(_ pending: PendingChanges) {
+    guard !touched.isEmpty else { return }
+    let entries = touched.values.sorted { $0.object.storedObjectID! < $1.object.storedObjectID! }
+    touched = [:]
+    for entry in entries where isMatch(entry.object) {
+      matching.insert(entry.object, at: insertionIndex(of: entry.object, in: matching))
+      matchingMembers.insert(ObjectIdentifier(entry.object))
+    }
+    let old = deliveredAll
+    deliveredAll = matching
+    deliveredMembers = matchingMembers
+    let change: ListChange
+    if descriptor.fetchLimit == nil, (descriptor.fetchOffset ?? 0) == 0 {
+      change = difference(entries, pending)
+    } else {
+      change = ListChange.between(
+        window(of: old).map(ObjectIdentifier.init), window(of: matching).map(ObjectIdentifier.init),
+        updated: Set(
+          entries.lazy.map { ObjectIdentifier($0.object) }.filter { pending.updated[$0] != nil }))
+    }
+    guard !change.isEmpty else { return }
+    registrar.withMutation(of: self, keyPath: \.results) {
+      delivered = window(of: matching)
+      lastChange = change
+    }
+    for (_, handler) in handlers { handler(change) }
+  }
+
+  /// The difference for an unlimited query, from the touched objects alone: the others keep
+  /// their relative order, so an object that stayed has moved only if the number of
+  /// untouched objects before it changed (or touched neighbours swapped).
+  private func difference(
+    _ entries: [(object: ManagedObject, oldIndex: Int?)], _ pending: PendingChanges
+  ) -> ListChange {
+    var change = ListChange()
+    var stayed: [(oldIndex: Int, newIndex: Int, id: ObjectIdentifier)] = []
+    var oldTouched: [Int] = []
+    var newTouched: [Int] = []
+    for entry in entries {
+      let newIndex =
+        matchingMembers.contains(ObjectIdentifier(entry.object))
+        ? position(of: entry.object, in: matching) : nil
+      if let oldIndex = entry.oldIndex { oldTouched.append(oldIndex) }
+      if let newIndex { newTouched.append(newIndex) }
+      switch (entry.oldIndex, newIndex) {
+      case (let old?, let new?): stayed.append((old, new, ObjectIdentifier(entry.object)))
+      case (let old?, nil): change.removed.insert(old)
+      case (nil, let new?): change.inserted.insert(new)
+      case (nil, nil): break
+      }
+    }
+    oldTouched.sort()
+    newTouched.sort()
+    stayed.sort { $0.newIndex < $1.newIndex }
+    // Rank: how many untouched objects stand before the object.
+    func rank(_ index: Int, among touchedIndexes: [Int]) -> Int {
+      index - lowerBound(of: index, in: touchedIndexes)
+    }
+    var candidates: [(oldIndex: Int, newIndex: Int, id: ObjectIdentifier)] = []
+    for entry in stayed {
+      if rank(entry.oldIndex, among: oldTouched) != rank(entry.newIndex, among: newTouched) {
+        change.moved.append(ListChange.Move(from: entry.oldIndex, to: entry.newIndex))
+      } else {
+        candidates.append(entry)
+      }
+    }
+    // Touched objects with equal ranks must also keep their order among themselves.
+    let inOrder = ListChange.between(
+      candidates.sorted { $0.oldIndex < $1.oldIndex }.map(\.id), candidates.map(\.id))
+    let movedIDs = Set(inOrder.moved.map { candidates[$0.to].id })
+    for entry in candidates where movedIDs.contains(entry.id) {
+      change.moved.append(ListChange.Move(from: entry.oldIndex, to: entry.newIndex))
+    }
+    change.moved.sort { $0.to < $1.to }
+    for entry in stayed where pending.updated[entry.id] != nil {
+      change.updated.insert(entry.newIndex)
+    }
+    return change
+  }
+
+  // MARK: Order
+
+  private func isMatch(_ object: ManagedObject) -> Bool {
+    guard object.trackingContext === context, object.lifecycle != .deleted,
+      type(of: object) == T.self
+    else { return false }
+    guard let predicate = descriptor.predicate else { return true }
+    return (try? predicate.evaluate(unsafeDowncast(object, to: T.self))) ?? false
+  }
+
+  private func precedes(_ lhs: ManagedObject, _ rhs: ManagedObject) -> Bool {
+    let left = unsafeDowncast(lhs, to: T.self)
+    let right = unsafeDowncast(rhs, to: T.self)
+    for sort in descriptor.sortBy {
+      switch sort.compare(left, right) {
+      case .orderedAscending: return true
+      case .orderedDescending: return false
+      case .orderedSame: continue
+      }
+    }
+    return lhs.storedObjectID!.rawValue < rhs.storedObjectID!.rawValue
+  }
+
+  private func insertionIndex(of object: ManagedObject, in list: [ManagedObject]) -> Int {
+    var low = 0
+    var high = list.count
+    while low < high {
+      let middle = (low + high) / 2
+      if precedes(list[middle], object) { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+
+  /// The object's index, by binary search while its sort values are unchanged, else by scan.
+  private func position(of object: ManagedObject, in list: [ManagedObject]) -> Int? {
+    let guess = insertionIndex(of: object, in: list)
+    if guess < list.count, list[guess] === object { return guess }
+    return list.firstIndex { $0 === object }
+  }
+
+  private func lowerBound(of value: Int, in sorted: [Int]) -> Int {
+    var low = 0
+    var high = sorted.count
+    while low < high {
+      let middle = (low + high) / 2
+      if sorted[middle] < value { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+
+  private func window(of list: [ManagedObject]) -> [T] {
+    let offset = min(max(descriptor.fetchOffset ?? 0, 0), list.count)
+    let end = descriptor.fetchLimit.map { min(offset + max($0, 0), list.count) } ?? list.count
+    return list[offset..<end].map { unsafeDowncast($0, to: T.self) }
+  }
+}

@@ -1,0 +1,64 @@
+/// One coalesced delivery of a context's changes: what was inserted, updated (with the keys
+/// that changed) and deleted since the previous delivery.
+///
+/// ```swift
+/// let token = context.observeChanges { changes in
+///   for object in changes.updated { print(object, changes.changedKeys(of: object)) }
+/// }
+/// ```
+public struct ObjectContextChanges {
+  /// Objects inserted since the previous delivery, in ``ObjectID`` order.
+  public let inserted: [ManagedObject]
+  /// Objects whose properties changed, in ``ObjectID`` order.
+  public let updated: [ManagedObject]
+  /// Objects deleted, in ``ObjectID`` order.
+  public let deleted: [ManagedObject]
+  private let keys: [ObjectIdentifier: Set<String>]
+
+  init(
+    inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
+    keys: [ObjectIdentifier: Set<String>]
+  ) {
+    self.inserted = inserted
+    self.updated = updated
+    self.deleted = deleted
+    self.keys = keys
+  }
+
+  /// The names of the properties of an updated object that changed.
+  public func changedKeys(of object: ManagedObject) -> Set<String> {
+    keys[ObjectIdentifier(object)] ?? []
+  }
+
+  /// Whether nothing changed.
+  public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+  /// The same changes by identifier, to send to another actor.
+  public var summary: ChangeSummary {
+    ChangeSummary(
+      inserted: inserted.compactMap(\.objectID),
+      updated: Dictionary(
+        uniqueKeysWithValues: updated.compactMap { object in
+          object.objectID.map { ($0, changedKeys(of: object)) }
+        }),
+      deleted: deleted.compactMap(\.objectID))
+  }
+}
+
+/// A context's changes by identifier: `Sendable`, for other actors and for `AsyncSequence`.
+public struct ChangeSummary: Hashable, Sendable {
+  /// Identifiers of inserted objects.
+  public var inserted: [ObjectID]
+  /// Identifiers of updated objects, with the names of the properties that changed.
+  public var updated: [ObjectID: Set<String>]
+  /// Identifiers of deleted objects.
+  public var deleted: [ObjectID]
+}
+
+/// A save, as told to save observers.
+public enum SaveEvent {
+  /// The context is about to validate and save its pending changes.
+  case willSave
+  /// The context saved this changeset to its store.
+  case didSave(Changeset)
+}
