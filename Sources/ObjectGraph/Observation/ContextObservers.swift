@@ -124,7 +124,9 @@ final class RelationshipObserver: ContextObserver {
     _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext
   ) {
     let list = owner.isDeleted ? [] : owner.slots[property].objects
-    let ownerChanged = pending.updatedKeys[ObjectIdentifier(owner)]?.contains(property) ?? false
+    let ownerID = ObjectIdentifier(owner)
+    let ownerChanged =
+      pending.inserted[ownerID] != nil || pending.updatedKeys[ownerID]?.contains(property) == true
     var updatedChildren = Set<ObjectIdentifier>()
     for child in list where pending.updated[ObjectIdentifier(child)] != nil {
       updatedChildren.insert(ObjectIdentifier(child))

@@ -99,7 +99,9 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
 
   func refresh(_ pending: PendingChanges) {
     guard !touched.isEmpty else { return }
-    let entries = touched.values.sorted { $0.object.storedObjectID! < $1.object.storedObjectID! }
+    let entries = touched.values.sorted {
+      ($0.object.storedObjectID?.rawValue ?? .max) < ($1.object.storedObjectID?.rawValue ?? .max)
+    }
     touched = [:]
     for entry in entries where isMatch(entry.object) {
       matching.insert(entry.object, at: insertionIndex(of: entry.object, in: matching))
