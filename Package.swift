@@ -7,11 +7,26 @@ let package = Package(
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .executable(name: "objectgraph-demo", targets: ["ObjectGraphDemo"]),
         .executable(name: "seedbench", targets: ["seedbench"]),
+        .executable(name: "microbench", targets: ["microbench"]),
     ],
     targets: [
         .target(name: "ObjectGraph"),
         .executableTarget(name: "ObjectGraphDemo", dependencies: ["ObjectGraph"]),
         .executableTarget(name: "seedbench", dependencies: ["ObjectGraph"], path: "Benchmarks/seedbench"),
+        .executableTarget(
+            name: "microbench", dependencies: ["ObjectGraph"], path: "Benchmarks/microbench",
+            linkerSettings: [
+                // Replace glibc's malloc family with the benchmark's counting one
+                // (see Benchmarks/microbench/AllocationCounter.swift).
+                .unsafeFlags(
+                    ["malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc"]
+                        .flatMap {
+                            [
+                                "-Xlinker", "--defsym=\($0)=objectgraph_counting_\($0)",
+                                "-Xlinker", "--export-dynamic-symbol=\($0)",
+                            ]
+                        }, .when(platforms: [.linux]))
+            ]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
     ],
     swiftLanguageModes: [.v6]

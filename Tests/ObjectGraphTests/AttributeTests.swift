@@ -81,4 +81,20 @@ import Testing
     let json = try #require(value.flatMap { if case .data(let data) = $0 { data } else { nil } })
     #expect(String(decoding: json, as: UTF8.self) == #"{"labels":["x"],"volume":3}"#)
   }
+
+  @Test func uuidDefaultsAreMadeOnFirstUseAndStayPut() throws {
+    let stack = try Stack()
+    let first = Box(title: "first")
+    let second = Box(title: "second")
+    let firstID = first.id
+    #expect(first.id == firstID)
+    #expect(second.id != firstID)
+    // Never read before insertion: made when inserted, saved, and unique.
+    let unread = (0..<3).map { Box(title: "\($0)") }
+    for box in unread { stack.context.insert(box) }
+    try stack.context.save()
+    let saved = try stack.reopened().context.fetch(FetchDescriptor<Box>())
+    #expect(Set(saved.map(\.id)).count == 3)
+    #expect(Set(saved.map(\.id)) == Set(unread.map(\.id)))
+  }
 }

@@ -48,4 +48,41 @@ import Testing
     #expect(weakRoot == nil)
     #expect(weakChild == nil)
   }
+
+  @MainActor
+  @Test func theMainContextIsFreedWithoutATurnOfTheMainQueue() throws {
+    weak var weakContext: ObjectContext?
+    weak var weakBox: Box?
+    try {
+      let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+      let context = container.mainContext
+      let box = Box(title: "Pending")
+      context.insert(box)
+      try context.save()
+      box.title = "delivery scheduled on the main queue"
+      weakContext = context
+      weakBox = box
+    }()
+    #expect(weakContext == nil)
+    #expect(weakBox == nil)
+  }
+
+  @Test func aContextKeepsItsStoreOpenAfterItsContainerIsGone() throws {
+    let store = InMemoryStore()
+    let context = try ObjectContext(ObjectContainer(for: Tag.self, store: store))
+    context.insert(Tag(name: "kept"))
+    try context.save()
+    #expect(try store.load().objects.count == 1)
+  }
+
+  @Test func aStoreInUseCannotBeOpenedByASecondContainer() throws {
+    let store = InMemoryStore()
+    let first = try ObjectContainer(for: Tag.self, store: store)
+    let error = #expect(throws: ObjectGraphError.self) {
+      try ObjectContainer(for: Tag.self, store: store)
+    }
+    #expect(error?.code == .storeInUse)
+    first.close()
+    _ = try ObjectContainer(for: Tag.self, store: store)
+  }
 }

@@ -9,8 +9,9 @@ import Foundation
 ///
 /// The container builds its schema once from the model classes, rejecting a model it
 /// cannot persist with an error that names the class and property, opens the store with it,
-/// and loads the main context. Releasing the container (or calling ``close()``) closes the
-/// store so it can be opened again.
+/// and loads the main context. The store is closed by ``close()``, or when the container and
+/// every context made from it are released, so it can be opened again; a context keeps its
+/// store open, as a SwiftData context keeps its container.
 public final class ObjectContainer: Sendable {
   /// The persistent shape of the models, as the store records it.
   public let schema: Schema
@@ -78,10 +79,6 @@ public final class ObjectContainer: Sendable {
       store.close()
       throw error
     }
-  }
-
-  deinit {
-    coordinator.close()
   }
 
   /// The context bound to the main actor; the same one each time.

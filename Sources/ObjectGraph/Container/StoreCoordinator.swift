@@ -33,6 +33,10 @@ final class StoreCoordinator: Sendable {
 
   private let isClosed = Mutex(false)
 
+  deinit {
+    close()
+  }
+
   /// Closes the store, once: a store reopened by a later container stays open.
   func close() {
     let wasClosed = isClosed.withLock { closed in

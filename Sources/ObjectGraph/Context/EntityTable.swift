@@ -7,8 +7,12 @@ final class EntityTable {
   private(set) var objects: [ObjectIdentifier: ManagedObject] = [:]
   /// Indexes of unique and indexed attributes, by property number.
   private(set) var attributeIndexes: [Int: ValueIndex<PersistentValue>] = [:]
-  /// Indexes of to-one relationships, by property number.
+  /// Indexes of to-one relationships, by property number. For a to-one relationship whose
+  /// inverse is to-many, only objects with no target are indexed: the objects with a given
+  /// target are that target's inverse list.
   private(set) var toOneIndexes: [Int: ValueIndex<ObjectIdentifier?>] = [:]
+  /// The inverse (to-many) property of each to-one relationship indexed for nil only.
+  private var inverseLists: [Int: Int] = [:]
   /// Properties with an index, for quick iteration.
   private let indexedProperties: [Int]
 
@@ -24,6 +28,9 @@ final class EntityTable {
       case .relationship(let relationship) where !relationship.isToMany:
         toOneIndexes[property.index] = ValueIndex()
         indexed.append(property.index)
+        if let inverse = relationship.inverse, relationship.inverseModel?.isToMany == true {
+          inverseLists[property.index] = inverse
+        }
       default:
         break
       }
@@ -56,12 +63,27 @@ final class EntityTable {
     index(object, property, new)
   }
 
+  /// The live objects whose to-one relationship `property` holds `target`.
+  ///
+  /// - Complexity: O(*m*) in those objects.
+  func objects(relatedTo target: ManagedObject?, through property: Int) -> [ManagedObject]? {
+    guard let index = toOneIndexes[property] else { return nil }
+    guard let target else { return index.objects(for: nil) }
+    if let inverse = inverseLists[property] {
+      return target.slots[inverse].objects.filter {
+        $0.slots[property].object === target && contains($0)
+      }
+    }
+    return index.objects(for: ObjectIdentifier(target))
+  }
+
   private func index(_ object: ManagedObject, _ property: Int, _ slot: Slot) {
     switch slot {
     case .value(let value): attributeIndexes[property]?.add(object, for: value)
     case .toOne(let target):
+      if target != nil, inverseLists[property] != nil { return }
       toOneIndexes[property]?.add(object, for: target.map(ObjectIdentifier.init))
-    case .toMany: break
+    case .toMany, .deferred: break  // registered objects hold no deferred defaults
     }
   }
 
@@ -69,8 +91,9 @@ final class EntityTable {
     switch slot {
     case .value(let value): attributeIndexes[property]?.remove(object, for: value)
     case .toOne(let target):
+      if target != nil, inverseLists[property] != nil { return }
       toOneIndexes[property]?.remove(object, for: target.map(ObjectIdentifier.init))
-    case .toMany: break
+    case .toMany, .deferred: break  // registered objects hold no deferred defaults
     }
   }
 }

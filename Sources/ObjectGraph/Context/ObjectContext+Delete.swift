@@ -132,7 +132,7 @@ extension ObjectContext {
           case .toMany:
             object.setToMany(
               property.index, to: current.filter { !doomed.contains(ObjectIdentifier($0)) })
-          case .value: break
+          case .value, .deferred: break
           }
         }
       }

@@ -80,17 +80,14 @@ extension ObjectContext {
     if term.path.count == 1 {
       if let index = table.attributeIndexes[property] {
         let key = value.map { AttributeCodec.encode($0) } ?? .null
-        return index.objects(for: key).map(Array.init) ?? []
+        return index.objects(for: key)
       }
-      if let index = table.toOneIndexes[property] {
-        if value == nil { return index.objects(for: nil).map(Array.init) ?? [] }
-        guard let target = value as? ManagedObject else { return nil }
-        return index.objects(for: ObjectIdentifier(target)).map(Array.init) ?? []
-      }
-      return nil
+      if value == nil { return table.objects(relatedTo: nil, through: property) }
+      guard let target = value as? ManagedObject else { return nil }
+      return table.objects(relatedTo: target, through: property)
     }
     // `$0.relationship?.property == value`: find the related objects first.
-    guard term.path.count == 2, let value, let index = table.toOneIndexes[property],
+    guard term.path.count == 2, let value, table.toOneIndexes[property] != nil,
       let relationship = table.model.relationship(property)
     else { return nil }
     let targets: [ManagedObject]
@@ -102,9 +99,9 @@ extension ObjectContext {
       guard let inner = destination.model.propertyIndex(for: term.path[1]),
         let innerIndex = destination.attributeIndexes[inner]
       else { return nil }
-      targets = innerIndex.objects(for: AttributeCodec.encode(value)).map(Array.init) ?? []
+      targets = innerIndex.objects(for: AttributeCodec.encode(value))
     }
-    return targets.flatMap { index.objects(for: ObjectIdentifier($0)).map(Array.init) ?? [] }
+    return targets.flatMap { table.objects(relatedTo: $0, through: property) ?? [] }
   }
 
   /// A compared value with every level of `Optional` removed; nil for nil.

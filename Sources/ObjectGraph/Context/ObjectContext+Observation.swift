@@ -168,19 +168,29 @@ extension ObjectContext {
   /// Notes an insertion, update or deletion for the next delivery; live queries over the
   /// object's entity take it out of their results before it changes.
   func noteWillTouch(_ object: ManagedObject) {
-    for query in observers.liveQueries(of: object.model) { query.willTouch(object) }
-    scheduleDeliveryIfNeeded()
+    if observers.hasLiveQueries {
+      for query in observers.liveQueries(of: object.model) { query.willTouch(object) }
+    }
+    if deliversOnMainQueue, !isDeliveryScheduled { scheduleDelivery() }
   }
 
   /// The main context delivers once per turn of the main queue.
-  private func scheduleDeliveryIfNeeded() {
-    guard deliversOnMainQueue, !isDeliveryScheduled else { return }
+  private func scheduleDelivery() {
     isDeliveryScheduled = true
-    nonisolated(unsafe) let context = self
+    let reference = WeakContext(self)
     DispatchQueue.main.async {
-      // The main context is used on the main actor only.
+      // The main context is used on the main actor only; a released context is skipped.
+      guard let context = reference.context else { return }
       context.isDeliveryScheduled = false
       context.processPendingChanges()
     }
   }
+}
+
+/// A weak reference to the main context for the main queue's delivery block, so a context
+/// waiting for a turn of the main queue (which a command-line tool may never take) can still
+/// be released.
+private final class WeakContext: @unchecked Sendable {
+  weak var context: ObjectContext?
+  init(_ context: ObjectContext) { self.context = context }
 }

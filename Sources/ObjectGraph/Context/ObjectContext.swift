@@ -143,6 +143,7 @@ public final class ObjectContext {
 
   private func register(_ object: ManagedObject) {
     let table = self.table(for: object.model)
+    object.resolveDeferredDefaults()
     if reservedNumbers.isEmpty { reservedNumbers = coordinator.reserveObjectNumbers(1024) }
     let id = ObjectID(rawValue: reservedNumbers.popFirst()!)
     object.storedObjectID = id
@@ -188,7 +189,7 @@ public final class ObjectContext {
   func objectWillChange(
     _ object: ManagedObject, property: Int, from old: Slot, edit: ListEditRecord?
   ) {
-    if object.lifecycle != .deleted {
+    if object.lifecycle == .inserted || object.lifecycle == .persisted {
       noteWillTouch(object)
       pending.noteUpdate(object, property: property)
     }
@@ -297,6 +298,7 @@ public final class ObjectContext {
   func persistentValue(_ slot: Slot) -> PersistentValue {
     switch slot {
     case .value(let value): value
+    case .deferred(let pending): pending.make()
     case .toOne(let object): object.flatMap(\.storedObjectID).map { .reference($0) } ?? .null
     case .toMany(let objects): .references(objects.compactMap(\.storedObjectID))
     }
@@ -329,7 +331,7 @@ extension Slot {
   /// The empty value of a relationship slot.
   var emptied: Slot {
     switch self {
-    case .value: self
+    case .value, .deferred: self
     case .toOne: .toOne(nil)
     case .toMany: .toMany([])
     }

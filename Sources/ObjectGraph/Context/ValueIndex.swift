@@ -2,27 +2,67 @@
 ///
 /// Used for unique and indexed attributes (keyed by ``PersistentValue``) and for to-one
 /// relationships (keyed by the target's identity, `nil` for none), and kept up to date on
-/// every change of the property, so equality fetches never scan.
+/// every change of the property, so equality fetches never scan. A key held by one object
+/// (the common case, and the only one for a unique attribute once saved) costs one
+/// dictionary entry, no bucket.
 struct ValueIndex<Key: Hashable> {
-  private(set) var buckets: [Key: [ObjectIdentifier: ManagedObject]] = [:]
+  private enum Bucket {
+    case one(ManagedObject)
+    case many([ObjectIdentifier: ManagedObject])
+  }
+
+  private var buckets: [Key: Bucket] = [:]
 
   /// The objects holding `key`.
   ///
-  /// - Complexity: O(1) to find the bucket.
-  func objects(for key: Key) -> Dictionary<ObjectIdentifier, ManagedObject>.Values? {
-    buckets[key]?.values
+  /// - Complexity: O(*m*) in the objects holding it.
+  func objects(for key: Key) -> [ManagedObject] {
+    switch buckets[key] {
+    case nil: []
+    case .one(let object): [object]
+    case .many(let objects): Array(objects.values)
+    }
   }
 
   /// The number of objects holding `key`.
-  func count(for key: Key) -> Int { buckets[key]?.count ?? 0 }
+  ///
+  /// - Complexity: O(1).
+  func count(for key: Key) -> Int {
+    switch buckets[key] {
+    case nil: 0
+    case .one: 1
+    case .many(let objects): objects.count
+    }
+  }
 
   mutating func add(_ object: ManagedObject, for key: Key) {
-    buckets[key, default: [:]][ObjectIdentifier(object)] = object
+    switch buckets[key] {
+    case nil:
+      buckets[key] = .one(object)
+    case .one(let existing):
+      if existing === object { return }
+      buckets[key] = .many([ObjectIdentifier(existing): existing, ObjectIdentifier(object): object])
+    case .many(var objects):
+      buckets[key] = nil
+      objects[ObjectIdentifier(object)] = object
+      buckets[key] = .many(objects)
+    }
   }
 
   mutating func remove(_ object: ManagedObject, for key: Key) {
-    guard var bucket = buckets.removeValue(forKey: key) else { return }
-    bucket[ObjectIdentifier(object)] = nil
-    if !bucket.isEmpty { buckets[key] = bucket }
+    switch buckets[key] {
+    case nil:
+      return
+    case .one(let existing):
+      if existing === object { buckets[key] = nil }
+    case .many(var objects):
+      buckets[key] = nil
+      objects[ObjectIdentifier(object)] = nil
+      if objects.count == 1, let last = objects.values.first {
+        buckets[key] = .one(last)
+      } else if !objects.isEmpty {
+        buckets[key] = .many(objects)
+      }
+    }
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Options for an ``Attribute``.
 public struct AttributeOption: Hashable, Sendable {
   let rawValue: String
@@ -28,13 +30,15 @@ public struct Attribute<Value> {
   @usableFromInline let index: Int32
 
   /// Declares an attribute with a default value and options.
-  public init(wrappedValue: @autoclosure () -> Value, _ options: AttributeOption...) {
+  public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOption...) {
     let state = ModelBuildState.current
     let codec = state.mode == .describe ? AttributeCodec.make(for: Value.self) : nil
     let slot: Slot
     if state.mode == .materialize || (state.mode == .describe && codec == nil) {
       // Loading sets every slot; a type that cannot be persisted is reported by the schema.
       slot = .value(.null)
+    } else if Value.self == UUID.self, state.mode == .create {
+      slot = .deferred(DeferredDefault { AttributeCodec.encode(wrappedValue()) })
     } else {
       slot = .value(AttributeCodec.encode(state.evaluateDefault(wrappedValue)))
     }
@@ -51,6 +55,7 @@ public struct Attribute<Value> {
   }
 
   /// Reads or writes the attribute of `object`.
+  @inlinable
   public static subscript<Object: ManagedObject>(
     _enclosingInstance object: Object,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,

@@ -21,8 +21,21 @@ struct AttributeCodec {
     return nil
   }
 
-  @usableFromInline
+  /// The stored form of a value. Inlined into the model's module, where `Value` is known, so
+  /// the common types convert without dynamic casts.
+  @inlinable
   static func encode<Value>(_ value: Value) -> PersistentValue {
+    if Value.self == String.self { return .string(value as! String) }
+    if Value.self == Int.self { return .int(Int64(value as! Int)) }
+    if Value.self == Double.self { return .double(value as! Double) }
+    if Value.self == Bool.self { return .bool(value as! Bool) }
+    if Value.self == Date.self { return .date(value as! Date) }
+    if Value.self == UUID.self { return .uuid(value as! UUID) }
+    return encodeDynamically(value)
+  }
+
+  @usableFromInline
+  static func encodeDynamically<Value>(_ value: Value) -> PersistentValue {
     if let native = value as? any AttributeValue { return native.persistentValue }
     if let optional = value as? any OptionalAttribute, optional.isNone { return .null }
     if let encodable = value as? any Encodable {
@@ -35,8 +48,22 @@ struct AttributeCodec {
     fatalError("ObjectGraph: \(Value.self) is not a persistable attribute type")
   }
 
+  /// A value from its stored form; inlined like ``encode(_:)``.
+  @inlinable
+  static func decode<Value>(_ stored: PersistentValue, as type: Value.Type) -> Value {
+    switch stored {
+    case .string(let value) where Value.self == String.self: return value as! Value
+    case .int(let value) where Value.self == Int.self: return Int(value) as! Value
+    case .double(let value) where Value.self == Double.self: return value as! Value
+    case .bool(let value) where Value.self == Bool.self: return value as! Value
+    case .date(let value) where Value.self == Date.self: return value as! Value
+    case .uuid(let value) where Value.self == UUID.self: return value as! Value
+    default: return decodeDynamically(stored, as: type)
+    }
+  }
+
   @usableFromInline
-  static func decode<Value>(_ stored: PersistentValue, as _: Value.Type) -> Value {
+  static func decodeDynamically<Value>(_ stored: PersistentValue, as _: Value.Type) -> Value {
     if let native = Value.self as? any AttributeValue.Type {
       if let value = native.init(persistentValue: stored) as? Value { return value }
       fatalError("ObjectGraph: stored value \(stored) does not fit attribute type \(Value.self)")

@@ -51,7 +51,7 @@ open class ManagedObject: Observable, Hashable {
 
   /// Creates an object in no context. Insert it, or relate it to an inserted object.
   public required init() {
-    let frame = ModelBuildState.current.takeFrame()
+    let frame = ModelBuildState.current.takeFrame(for: type(of: self))
     slots = frame.slots
     storedModel = frame.model
   }
@@ -88,6 +88,7 @@ open class ManagedObject: Observable, Hashable {
     if let storedModel { return storedModel }
     let model = ModelRegistry.model(for: type(of: self))
     storedModel = model
+    ModelBuildState.current.lastModel = model
     return model
   }
 
@@ -103,6 +104,7 @@ open class ManagedObject: Observable, Hashable {
     if model.isPrototype(self) { model.recordProbe(index) }
     if registrar == nil { registrar = ObservationRegistrar() }
     registrar!.access(self, keyPath: model.observationKeys[index])
+    if case .deferred(let pending) = slots[index] { slots[index] = .value(pending.make()) }
     return slots[index]
   }
 
@@ -129,6 +131,7 @@ open class ManagedObject: Observable, Hashable {
     registrar.didSet(self, keyPath: key)
   }
 
+  @usableFromInline
   final func setAttribute(_ index: Int, to value: PersistentValue) {
     if case .value(let old) = slots[index], old == value { return }
     writeSlot(index, .value(value))

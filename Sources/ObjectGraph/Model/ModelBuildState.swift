@@ -27,10 +27,15 @@ final class ModelBuildState {
   }
 
   var mode: Mode = .create
+  /// Slots of the objects being initialized on this thread; the current object's start at
+  /// `frameStart` (an object created by a default value gets a frame above its owner's).
   var slots: ContiguousArray<Slot> = []
+  var frameStart = 0
   var blueprints: [PropertyBlueprint] = []
   /// The model handed to the object being materialized or described, if known.
   var model: EntityModel?
+  /// The model of the last class whose objects were created here, to skip the registry.
+  var lastModel: EntityModel?
 
   /// The current thread's state.
   @usableFromInline
@@ -60,45 +65,42 @@ final class ModelBuildState {
   func append(_ slot: Slot, blueprint: @autoclosure () -> PropertyBlueprint) -> Int32 {
     if mode == .describe { blueprints.append(blueprint()) }
     slots.append(slot)
-    return Int32(slots.count - 1)
+    return Int32(slots.count - 1 - frameStart)
   }
 
-  /// Evaluates a wrapper's default value with a fresh frame, so that model objects created
-  /// by the default (a nested `Box()`) do not take this object's slots.
+  /// Evaluates a wrapper's default value in a frame of its own, so that model objects
+  /// created by the default (a nested `Box()`) do not take this object's slots.
   @usableFromInline
   func evaluateDefault<Value>(_ makeDefault: () -> Value) -> Value {
     let savedMode = mode
-    let savedSlots = slots
-    let savedBlueprints = blueprints
+    let savedStart = frameStart
     let savedModel = model
     mode = .create
-    slots = []
-    blueprints = []
+    frameStart = slots.count
     model = nil
     defer {
       mode = savedMode
-      slots = savedSlots
-      blueprints = savedBlueprints
+      frameStart = savedStart
       model = savedModel
     }
     return makeDefault()
   }
 
-  /// Runs `body` in a given mode with an empty frame, restoring the frame afterwards.
+  /// Runs `body` in a given mode with a frame of its own, restoring the frame afterwards.
   func run<Result>(_ mode: Mode, model: EntityModel?, _ body: () throws -> Result) rethrows
     -> Result
   {
     let savedMode = self.mode
-    let savedSlots = slots
+    let savedStart = frameStart
     let savedBlueprints = blueprints
     let savedModel = self.model
     self.mode = mode
-    slots = []
+    frameStart = slots.count
     blueprints = []
     self.model = model
     defer {
       self.mode = savedMode
-      slots = savedSlots
+      frameStart = savedStart
       blueprints = savedBlueprints
       self.model = savedModel
     }
@@ -106,13 +108,17 @@ final class ModelBuildState {
   }
 
   /// Takes the frame for the object whose `ManagedObject.init` is running.
-  func takeFrame() -> (slots: ContiguousArray<Slot>, model: EntityModel?, mode: Mode) {
-    let frame = (slots, model, mode)
-    slots = []
+  func takeFrame(for type: ManagedObject.Type) -> (
+    slots: ContiguousArray<Slot>, model: EntityModel?
+  ) {
+    let frame = ContiguousArray(slots[frameStart...])
+    slots.removeSubrange(frameStart...)
+    var frameModel = model
+    if frameModel == nil, let lastModel, lastModel.type == type { frameModel = lastModel }
     model = nil
     // Objects created later in this initializer's body are plain user objects.
     if mode == .materialize { mode = .create }
-    return frame
+    return (frame, frameModel)
   }
 }
 

@@ -7,6 +7,8 @@ enum Slot {
   case toOne(ManagedObject?)
   /// A to-many relationship's objects, in order.
   case toMany([ManagedObject])
+  /// An attribute whose default value is made on first use (see ``DeferredDefault``).
+  case deferred(DeferredDefault)
 
   @usableFromInline
   var object: ManagedObject? {
@@ -19,7 +21,7 @@ enum Slot {
     switch self {
     case .toMany(let objects): objects
     case .toOne(let object): object.map { [$0] } ?? []
-    case .value: []
+    case .value, .deferred: []
     }
   }
 

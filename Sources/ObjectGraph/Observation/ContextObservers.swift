@@ -33,12 +33,17 @@ struct ContextObservers {
   mutating func remove(_ id: Int) {
     changeObservers.removeAll { $0.id == id }
     saveObservers.removeAll { $0.id == id }
-    for key in liveQueries.keys { liveQueries[key]?[id] = nil }
+    for key in liveQueries.keys {
+      liveQueries[key]?[id] = nil
+      if liveQueries[key]?.isEmpty == true { liveQueries[key] = nil }
+    }
   }
 
   func contains(_ id: Int) -> Bool {
     changeObservers.contains { $0.id == id } || saveObservers.contains { $0.id == id }
   }
+
+  var hasLiveQueries: Bool { !liveQueries.isEmpty }
 
   /// The live queries over one entity.
   func liveQueries(of model: EntityModel) -> [any LiveQueryMaintenance] {

@@ -24,6 +24,10 @@ public final class InMemoryStore: PersistentStore {
 
   public func open(schema: Schema) throws {
     try state.withLock { state in
+      guard !state.isOpen else {
+        throw ObjectGraphError(
+          .storeInUse, "the in-memory store is in use: close its container before opening it again")
+      }
       if let existing = state.schema, existing != schema {
         throw ObjectGraphError(
           .schemaMismatch,
@@ -47,9 +51,7 @@ public final class InMemoryStore: PersistentStore {
   public func save(_ changeset: Changeset) throws {
     try state.withLock { state in
       guard state.isOpen, let schema = state.schema else { throw Self.closedError() }
-      var objects = state.objects
-      try ChangesetApplier(schema: schema).apply(changeset, to: &objects)
-      state.objects = objects
+      try ChangesetApplier(schema: schema).apply(changeset, to: &state.objects)
       state.nextObjectNumber = max(state.nextObjectNumber, changeset.nextObjectNumber)
     }
   }

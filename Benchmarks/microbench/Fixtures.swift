@@ -1,0 +1,127 @@
+import Foundation
+import ObjectGraph
+
+/// The workload's model (as in `seedbench`).
+final class Box: ManagedObject {
+  @Attribute(.unique) var id = UUID()
+  @Attribute var title = ""
+  @Attribute var detail = ""
+  @Attribute var created = Date()
+  @Relationship(inverse: \Box.children) var parent: Box?
+  @Relationship(deleteRule: .cascade) var children: [Box]
+}
+
+/// The workload's model with constant defaults: what `Box()` costs without running
+/// `UUID()` and `Date()`.
+final class ConstantDefaultsBox: ManagedObject {
+  @Attribute(.unique) var id = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+  @Attribute var title = ""
+  @Attribute var detail = ""
+  @Attribute var created = Date(timeIntervalSince1970: 0)
+  @Relationship(inverse: \ConstantDefaultsBox.children) var parent: ConstantDefaultsBox?
+  @Relationship(deleteRule: .cascade) var children: [ConstantDefaultsBox]
+}
+
+/// Deterministic ids and boxes for fixtures (SplitMix64, as in the workload).
+struct FixtureRandom {
+  private var state: UInt64 = 42
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  mutating func nextUUID() -> UUID {
+    let high = next().bigEndian
+    let low = next().bigEndian
+    var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    withUnsafeMutableBytes(of: &bytes) { buffer in
+      buffer.storeBytes(of: high, toByteOffset: 0, as: UInt64.self)
+      buffer.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+    }
+    return UUID(uuid: bytes)
+  }
+}
+
+/// A store holding saved box trees, and a container open on it.
+///
+/// Trees are the workload's: each root has 10 children, each of those 10, each of those 9
+/// (1,011 boxes a root).
+@MainActor
+final class BoxFixture {
+  static let fanOut = [10, 10, 9, 0]
+
+  let store: InMemoryStore
+  private(set) var container: ObjectContainer?
+  /// The ids of the saved boxes, in creation order.
+  let ids: [UUID]
+
+  /// A store with `roots` saved trees, and a container open on it.
+  init(roots: Int) throws {
+    store = InMemoryStore()
+    let built = try BoxFixture.populate(store, roots: roots)
+    ids = built
+    container = try ObjectContainer(for: Box.self, store: store)
+  }
+
+  var context: ObjectContext { container!.mainContext }
+
+  /// Closes the container and opens a new one on the same store, loading every box again.
+  func reopen() throws {
+    close()
+    container = try ObjectContainer(for: Box.self, store: store)
+  }
+
+  /// Drops the container and everything it loaded.
+  func close() {
+    drainMainQueue()
+    container = nil
+  }
+
+  /// Fetches all boxes, in creation order.
+  func allBoxes() throws -> [Box] {
+    try context.fetch(FetchDescriptor<Box>(sortBy: [SortDescriptor(\.created)]))
+  }
+
+  /// The boxes that have children, in creation order.
+  func parents() throws -> [Box] {
+    try allBoxes().filter { !$0.children.isEmpty }
+  }
+
+  private static func populate(_ store: InMemoryStore, roots: Int) throws -> [UUID] {
+    let container = try ObjectContainer(for: Box.self, store: store)
+    let context = container.mainContext
+    var random = FixtureRandom()
+    var ids: [UUID] = []
+    func make(depth: Int, parent: Box?) {
+      let box = Box()
+      box.id = random.nextUUID()
+      box.title = "Box \(ids.count)"
+      box.detail = "Sed ut perspiciatis unde omnis iste natus error sit voluptatem \(ids.count)"
+      box.created = Date(timeIntervalSince1970: 1_700_000_000 + Double(ids.count))
+      ids.append(box.id)
+      if let parent { box.parent = parent } else { context.insert(box) }
+      for _ in 0..<fanOut[depth] { make(depth: depth + 1, parent: box) }
+    }
+    for _ in 0..<roots { make(depth: 0, parent: nil) }
+    try context.save()
+    drainMainQueue()
+    return ids
+  }
+}
+
+/// Keeps a value alive and opaque to the optimizer.
+@inline(never)
+func blackHole<T>(_ value: T) {
+  withExtendedLifetime(value) {}
+}
+
+/// Runs what is queued on the main dispatch queue, as an app's run loop does between events.
+/// The main context schedules its change delivery there, and the scheduled block holds the
+/// context: without a drain, a dropped container's context and objects are never freed.
+func drainMainQueue() {
+  _ = RunLoop.main.run(mode: .default, before: Date())
+}
