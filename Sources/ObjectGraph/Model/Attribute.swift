@@ -63,7 +63,8 @@ public struct Attribute<Value> {
   ) -> Value {
     get {
       let index = Int(object[keyPath: storageKeyPath].index)
-      return AttributeCodec.decode(object.readSlot(index).value, as: Value.self)
+      object.willRead(index)
+      return AttributeCodec.decode(object.slots[index], as: Value.self)
     }
     set {
       let index = Int(object[keyPath: storageKeyPath].index)

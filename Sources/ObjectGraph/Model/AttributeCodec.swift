@@ -50,15 +50,15 @@ struct AttributeCodec {
 
   /// A value from its stored form; inlined like ``encode(_:)``.
   @inlinable
-  static func decode<Value>(_ stored: PersistentValue, as type: Value.Type) -> Value {
-    switch stored {
-    case .string(let value) where Value.self == String.self: return value as! Value
-    case .int(let value) where Value.self == Int.self: return Int(value) as! Value
-    case .double(let value) where Value.self == Double.self: return value as! Value
-    case .bool(let value) where Value.self == Bool.self: return value as! Value
-    case .date(let value) where Value.self == Date.self: return value as! Value
-    case .uuid(let value) where Value.self == UUID.self: return value as! Value
-    default: return decodeDynamically(stored, as: type)
+  static func decode<Value>(_ slot: Slot, as type: Value.Type) -> Value {
+    switch slot {
+    case .value(.string(let value)) where Value.self == String.self: return value as! Value
+    case .value(.int(let value)) where Value.self == Int.self: return Int(value) as! Value
+    case .value(.double(let value)) where Value.self == Double.self: return value as! Value
+    case .value(.bool(let value)) where Value.self == Bool.self: return value as! Value
+    case .value(.date(let value)) where Value.self == Date.self: return value as! Value
+    case .value(.uuid(let value)) where Value.self == UUID.self: return value as! Value
+    default: return decodeDynamically(slot.value, as: type)
     }
   }
 

@@ -8,6 +8,7 @@ extension ManagedObject {
   // MARK: To-one
 
   /// Sets a to-one relationship, updating both sides.
+  @usableFromInline
   final func setToOne(_ index: Int, to newTarget: ManagedObject?) {
     let relationship = model.relationship(index)!
     let oldTarget = slots[index].object
@@ -31,6 +32,7 @@ extension ManagedObject {
   ///
   /// Duplicates keep their first position. The change is recorded as one list edit when it
   /// is one (append, insert, remove, single move), as a replacement otherwise.
+  @usableFromInline
   final func setToMany(_ index: Int, to requested: [ManagedObject]) {
     let relationship = model.relationship(index)!
     let old = slots[index].objects

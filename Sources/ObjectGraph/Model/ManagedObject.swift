@@ -34,7 +34,9 @@ open class ManagedObject: Observable, Hashable {
   final var storedObjectID: ObjectID?
   /// What changed since the last save, for a saved object; nil when unchanged.
   final var changes: ObjectChanges?
-  final var registrar: ObservationRegistrar?
+  /// The object's Observation registrar, made on the first read (boxed: the registrar's
+  /// type is resilient, so an optional of it costs a value-witness call per check).
+  final var observation: ObservationBox?
   final var lifecycle: Lifecycle = .detached
 
   /// Where an object stands with its context.
@@ -100,12 +102,25 @@ open class ManagedObject: Observable, Hashable {
   /// Reads a slot, registering the access with Observation.
   @usableFromInline
   final func readSlot(_ index: Int) -> Slot {
-    let model = self.model
-    if model.isPrototype(self) { model.recordProbe(index) }
-    if registrar == nil { registrar = ObservationRegistrar() }
-    registrar!.access(self, keyPath: model.observationKeys[index])
-    if case .deferred(let pending) = slots[index] { slots[index] = .value(pending.make()) }
+    willRead(index)
     return slots[index]
+  }
+
+  /// Registers a read of a property with Observation and makes a deferred default; after
+  /// it, `slots[index]` holds the property's value.
+  @usableFromInline
+  final func willRead(_ index: Int) {
+    let model = self.model
+    if model.prototype === self { model.recordProbe(index) }
+    let observation = self.observation ?? makeObservation()
+    observation.registrar.access(self, keyPath: model.observationKeys[index])
+    if case .deferred(let pending) = slots[index] { slots[index] = .value(pending.make()) }
+  }
+
+  private final func makeObservation() -> ObservationBox {
+    let box = ObservationBox()
+    observation = box
+    return box
   }
 
   /// Writes a slot, telling the context (change tracking, indexes) and observers.
@@ -113,22 +128,23 @@ open class ManagedObject: Observable, Hashable {
   /// Every write of a slot after initialization goes through here; relationship bookkeeping
   /// composes these writes. `edit` describes an ordered to-many change by index, when known.
   final func writeSlot(_ index: Int, _ newValue: Slot, edit: ListEditRecord? = nil) {
-    let key = registrar == nil ? nil : model.observationKeys[index]
-    if let key { registrar!.willSet(self, keyPath: key) }
+    let observation = self.observation
+    let key = observation == nil ? nil : model.observationKeys[index]
+    if let key { observation!.registrar.willSet(self, keyPath: key) }
     let oldValue = slots[index]
     trackingContext?.objectWillChange(self, property: index, from: oldValue, edit: edit)
     slots[index] = newValue
     trackingContext?.objectDidChange(self, property: index, from: oldValue, to: newValue)
-    if let key { registrar!.didSet(self, keyPath: key) }
+    if let key { observation!.registrar.didSet(self, keyPath: key) }
   }
 
   /// Tells observers of one property that it changed, without tracking (rollback, load).
   final func notifyObservers(of index: Int, _ body: () -> Void) {
-    guard let registrar else { return body() }
+    guard let observation else { return body() }
     let key = model.observationKeys[index]
-    registrar.willSet(self, keyPath: key)
+    observation.registrar.willSet(self, keyPath: key)
     body()
-    registrar.didSet(self, keyPath: key)
+    observation.registrar.didSet(self, keyPath: key)
   }
 
   @usableFromInline
@@ -151,4 +167,10 @@ extension ManagedObject {
   /// the user's key paths.
   @usableFromInline
   final subscript(observationKey index: Int) -> Int { index }
+}
+
+/// Holds an object's `ObservationRegistrar`.
+@usableFromInline
+final class ObservationBox {
+  let registrar = ObservationRegistrar()
 }

@@ -13,8 +13,14 @@ import Foundation
 /// array operation itself. Assigning or mutating `box.children` directly works too: a single
 /// insert, remove or move is recognized and recorded as such.
 public struct RelatedObjects<Value: RelationshipValue> {
-  let owner: ManagedObject
-  let index: Int
+  @usableFromInline let owner: ManagedObject
+  @usableFromInline let index: Int
+
+  @usableFromInline
+  init(owner: ManagedObject, index: Int) {
+    self.owner = owner
+    self.index = index
+  }
 }
 
 extension RelatedObjects {

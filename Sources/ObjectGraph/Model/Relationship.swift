@@ -83,6 +83,7 @@ public struct Relationship<Value: RelationshipValue> {
   }
 
   /// Reads or writes the relationship of `object`.
+  @inlinable
   public static subscript<Object: ManagedObject>(
     _enclosingInstance object: Object,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -109,6 +110,7 @@ public struct Relationship<Value: RelationshipValue> {
   }
 
   /// The relationship's projection (`object.$children`), with index operations.
+  @inlinable
   public static subscript<Object: ManagedObject>(
     _enclosingInstance object: Object,
     projected projectedKeyPath: ReferenceWritableKeyPath<Object, RelatedObjects<Value>>,
