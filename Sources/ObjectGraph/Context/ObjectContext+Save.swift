@@ -135,7 +135,7 @@ extension ObjectContext {
       changeset.inserted.append(
         ObjectSnapshot(
           id: object.storedObjectID!, entity: table(for: object.model).entityIndex,
-          values: object.slots.map(persistentValue)))
+          values: (0..<object.slotCount).map { persistentValue(object.slots[$0]) }))
     }
     for object in sortedByID(updated.values) where object.lifecycle == .persisted {
       guard let changes = object.changes else { continue }

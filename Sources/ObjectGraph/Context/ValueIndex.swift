@@ -35,28 +35,34 @@ struct ValueIndex<Key: Hashable> {
     }
   }
 
+  /// - Complexity: Amortized O(1): a bucket is taken out while it changes, so it is never
+  ///   copied.
   mutating func add(_ object: ManagedObject, for key: Key) {
-    switch buckets[key] {
+    switch buckets.removeValue(forKey: key) {
     case nil:
       buckets[key] = .one(object)
     case .one(let existing):
-      if existing === object { return }
-      buckets[key] = .many([ObjectIdentifier(existing): existing, ObjectIdentifier(object): object])
+      if existing === object {
+        buckets[key] = .one(existing)
+      } else {
+        buckets[key] = .many([
+          ObjectIdentifier(existing): existing, ObjectIdentifier(object): object,
+        ])
+      }
     case .many(var objects):
-      buckets[key] = nil
       objects[ObjectIdentifier(object)] = object
       buckets[key] = .many(objects)
     }
   }
 
+  /// - Complexity: Amortized O(1).
   mutating func remove(_ object: ManagedObject, for key: Key) {
-    switch buckets[key] {
+    switch buckets.removeValue(forKey: key) {
     case nil:
       return
     case .one(let existing):
-      if existing === object { buckets[key] = nil }
+      if existing !== object { buckets[key] = .one(existing) }
     case .many(var objects):
-      buckets[key] = nil
       objects[ObjectIdentifier(object)] = nil
       if objects.count == 1, let last = objects.values.first {
         buckets[key] = .one(last)

@@ -18,7 +18,7 @@ final class DeferredDefault {
 extension ManagedObject {
   /// Makes every deferred default of the object, so all its slots hold values.
   final func resolveDeferredDefaults() {
-    for index in slots.indices {
+    for index in 0..<slotCount {
       if case .deferred(let pending) = slots[index] { slots[index] = .value(pending.make()) }
     }
   }

@@ -25,10 +25,15 @@ import Observation
 /// `required init()`; its stored properties that are not attributes or relationships are not
 /// persisted and must not create model objects in their initial values.
 open class ManagedObject: Observable, Hashable {
-  /// The property values, indexed by the schema's property number.
-  @usableFromInline final var slots: ContiguousArray<Slot>
-  /// The class's model; set on first need for objects the user creates.
-  final var storedModel: EntityModel?
+  /// The property values, indexed by the schema's property number: one allocation of
+  /// `slotCount` slots owned by the object. A `let` pointer, so reading a property costs no
+  /// exclusivity check and no copy-on-write check.
+  @usableFromInline final let slots: UnsafeMutablePointer<Slot>
+  final let slotCount: Int
+  /// The class's model (a placeholder for the prototype that describes the class).
+  final let model: EntityModel
+  /// Whether this is the instance that describes the class (see ``ModelRegistry``).
+  final let isPrototype: Bool
   /// The context that tracks this object; it clears this reference before it goes away.
   final unowned(unsafe) var trackingContext: ObjectContext?
   final var storedObjectID: ObjectID?
@@ -53,9 +58,24 @@ open class ManagedObject: Observable, Hashable {
 
   /// Creates an object in no context. Insert it, or relate it to an inserted object.
   public required init() {
-    let frame = ModelBuildState.current.takeFrame(for: type(of: self))
+    let state = ModelBuildState.current
+    let frame = state.takeFrame(for: Self.self)
     slots = frame.slots
-    storedModel = frame.model
+    slotCount = frame.count
+    isPrototype = frame.mode == .describe
+    if let model = frame.model {
+      self.model = model
+    } else if isPrototype {
+      model = EntityModel.describing
+    } else {
+      model = ModelRegistry.model(for: Self.self)
+      state.lastModel = model
+    }
+  }
+
+  deinit {
+    slots.deinitialize(count: slotCount)
+    slots.deallocate()
   }
 
   // MARK: Identity
@@ -85,15 +105,6 @@ open class ManagedObject: Observable, Hashable {
 
   // MARK: Model
 
-  /// The model of this object's class.
-  final var model: EntityModel {
-    if let storedModel { return storedModel }
-    let model = ModelRegistry.model(for: type(of: self))
-    storedModel = model
-    ModelBuildState.current.lastModel = model
-    return model
-  }
-
   /// The entity name: the class's name.
   public final var entityName: String { model.name }
 
@@ -110,8 +121,10 @@ open class ManagedObject: Observable, Hashable {
   /// it, `slots[index]` holds the property's value.
   @usableFromInline
   final func willRead(_ index: Int) {
-    let model = self.model
-    if model.prototype === self { model.recordProbe(index) }
+    if isPrototype {
+      ModelBuildState.current.probedIndex = index
+      return
+    }
     let observation = self.observation ?? makeObservation()
     observation.registrar.access(self, keyPath: model.observationKeys[index])
     if case .deferred(let pending) = slots[index] { slots[index] = .value(pending.make()) }

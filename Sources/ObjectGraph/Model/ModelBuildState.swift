@@ -36,6 +36,9 @@ final class ModelBuildState {
   var model: EntityModel?
   /// The model of the last class whose objects were created here, to skip the registry.
   var lastModel: EntityModel?
+  /// The property number a prototype's wrapper answered last (see
+  /// ``EntityModel/propertyIndex(probing:)``).
+  var probedIndex: Int?
 
   /// The current thread's state.
   @usableFromInline
@@ -109,16 +112,25 @@ final class ModelBuildState {
 
   /// Takes the frame for the object whose `ManagedObject.init` is running.
   func takeFrame(for type: ManagedObject.Type) -> (
-    slots: ContiguousArray<Slot>, model: EntityModel?
+    slots: UnsafeMutablePointer<Slot>, count: Int, model: EntityModel?, mode: Mode
   ) {
-    let frame = ContiguousArray(slots[frameStart...])
+    let count = slots.count - frameStart
+    let storage = UnsafeMutablePointer<Slot>.allocate(capacity: max(count, 1))
+    if count > 0 {
+      slots.withUnsafeBufferPointer { buffer in
+        storage.initialize(from: buffer.baseAddress! + frameStart, count: count)
+      }
+    }
     slots.removeSubrange(frameStart...)
     var frameModel = model
-    if frameModel == nil, let lastModel, lastModel.type == type { frameModel = lastModel }
+    if frameModel == nil, mode != .describe, let lastModel, lastModel.type == type {
+      frameModel = lastModel
+    }
     model = nil
+    let frameMode = mode
     // Objects created later in this initializer's body are plain user objects.
     if mode == .materialize { mode = .create }
-    return (frame, frameModel)
+    return (storage, count, frameModel, frameMode)
   }
 }
 

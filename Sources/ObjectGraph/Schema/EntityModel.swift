@@ -14,17 +14,19 @@ final class EntityModel: @unchecked Sendable {
   /// Observation keys, one per property: `\ManagedObject.[observationKey: n]`.
   let observationKeys: [KeyPath<ManagedObject, Int>]
   /// An instance used to resolve key paths to property numbers (see ``propertyIndex(for:)``).
-  let prototype: ManagedObject
+  let prototype: ManagedObject?
+
+  /// The model of prototypes while their class is being described.
+  static let describing = EntityModel(
+    type: ManagedObject.self, name: "(describing)", prototype: nil, propertyCount: 0)
 
   /// The wrappers' declarations, kept only until relationships are resolved.
   var pendingBlueprints: [PropertyBlueprint] = []
 
   private let keyPathCache = LockedBox<[AnyKeyPath: Int]>([:])
-  /// Written only by ``recordProbe(_:)`` while ``probeLock`` is held by the prober.
-  private var probedIndex: Int?
   private let probeLock = LockedBox(())
 
-  init(type: ManagedObject.Type, name: String, prototype: ManagedObject, propertyCount: Int) {
+  init(type: ManagedObject.Type, name: String, prototype: ManagedObject?, propertyCount: Int) {
     self.type = type
     self.name = name
     self.prototype = prototype
@@ -49,20 +51,16 @@ final class EntityModel: @unchecked Sendable {
 
   // MARK: Key path resolution
 
-  @usableFromInline
-  func isPrototype(_ object: ManagedObject) -> Bool { object === prototype }
-
-  @usableFromInline
-  func recordProbe(_ index: Int) { probedIndex = index }
-
   /// The number of the property that `probe` reads on an instance of this class, found by
   /// running it on the prototype and noting which wrapper answered.
   func propertyIndex(probing probe: (ManagedObject) -> Void) -> Int? {
-    probeLock.withLock { _ in
-      probedIndex = nil
+    guard let prototype else { return nil }
+    return probeLock.withLock { _ in
+      let state = ModelBuildState.current
+      state.probedIndex = nil
       probe(prototype)
-      defer { probedIndex = nil }
-      return probedIndex
+      defer { state.probedIndex = nil }
+      return state.probedIndex
     }
   }
 

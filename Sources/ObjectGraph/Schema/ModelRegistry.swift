@@ -86,7 +86,6 @@ enum ModelRegistry {
 
     let model = EntityModel(
       type: type, name: name, prototype: prototype, propertyCount: blueprints.count)
-    prototype.storedModel = model
     var properties: [PropertyModel] = []
     for (index, (label, blueprint)) in zip(labels, blueprints).enumerated() {
       let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
