@@ -153,9 +153,6 @@ print(f"floor (limits.c, median): 1000 x (64 B append + fdatasync) {sync_floor:.
       f"10 MiB write + fsync {write_floor:.4f} s")
 print(f"checksums: built {graph[0]['checksum_built']}, final {graph[0]['checksum_final']}, "
       f"count_final {graph[0]['count_final']}: " + ("both agree" if not problems else "MISMATCH"))
-if g_bytes == 0:
-    print("note: ObjectGraph ran on its in-memory fallback store (no store file): its saves are "
-          "not durable and open/reopen do not read a file, so its times are not comparable yet.")
 for problem in problems:
     print("MISMATCH: " + problem)
 sys.exit(1 if problems else 0)

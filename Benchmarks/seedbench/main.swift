@@ -12,9 +12,6 @@ do {
   if options.isTemporaryPath { removeStoreFiles(atPath: options.path) }
   exit(1)
 }
-if result.fileBytes == 0 {
-  printError("seedbench: no store file at \(options.path): ran on the in-memory fallback store")
-}
 if options.isTemporaryPath { removeStoreFiles(atPath: options.path) }
 print(result.jsonLine)
 if options.verify {

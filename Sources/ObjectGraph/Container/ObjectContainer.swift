@@ -36,6 +36,26 @@ public final class ObjectContainer: Sendable {
     try self.init(for: types, store: store)
   }
 
+  /// Creates a container for model classes over the durable file store at a URL, creating
+  /// the file if it does not exist.
+  ///
+  /// ```swift
+  /// let container = try ObjectContainer(for: Box.self, storeURL: url)
+  /// ```
+  ///
+  /// - Throws: As ``init(for:store:)``; in particular ``ObjectGraphError/Code/storeInUse``
+  ///   when the file is open elsewhere, ``ObjectGraphError/Code/schemaMismatch`` when it was
+  ///   written with another schema, and ``ObjectGraphError/Code/corruptStore`` naming the
+  ///   file and the damage.
+  public convenience init(for types: ManagedObject.Type..., storeURL: URL) throws {
+    try self.init(for: types, store: BinaryStore(url: storeURL))
+  }
+
+  /// Creates a container for an array of model classes over the file store at a URL.
+  public convenience init(for types: [ManagedObject.Type], storeURL: URL) throws {
+    try self.init(for: types, store: BinaryStore(url: storeURL))
+  }
+
   /// Creates a container for an array of model classes over a store.
   public init(for types: [ManagedObject.Type], store: any PersistentStore) throws {
     let models = try ModelRegistry.models(for: types)

@@ -19,10 +19,9 @@ public struct ChangesetApplier: Sendable {
   ///   that exists, updates or deletes one that does not, names an unknown entity or
   ///   property, or edits a list out of range; `objects` is then unchanged.
   /// - Complexity: O(*k*) in the size of the changeset, plus the cost of each list edit.
-  public func apply(_ changeset: Changeset, to objects: inout [ObjectID: ObjectSnapshot])
-    throws
-  {
+  public func apply(_ changeset: Changeset, to objects: inout some SnapshotStorage) throws {
     var changed: [ObjectID: ObjectSnapshot] = [:]
+    changed.reserveCapacity(changeset.inserted.count + changeset.updated.count)
     for snapshot in changeset.inserted {
       try check(snapshot)
       guard objects[snapshot.id] == nil, changed[snapshot.id] == nil else {

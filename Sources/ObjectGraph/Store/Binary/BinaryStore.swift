@@ -1,0 +1,360 @@
+import Foundation
+import Synchronization
+
+/// The durable store: one file in ObjectGraph's own versioned binary format.
+///
+/// The file starts with a header recording the ``Schema``; each ``save(_:)`` appends one
+/// checksummed record holding just the ``Changeset`` and makes it durable (`fdatasync`)
+/// before returning, so a save costs what changed, not the size of the store. When the file
+/// grows past twice its live data (and past 1 MiB) it is compacted: the live graph is
+/// written to a new file that atomically replaces the old one.
+///
+/// A crash at any byte of a save leaves the store at its last complete save: on open, a
+/// record cut short at the end of the file is removed. Any other damage, a foreign or
+/// newer-format file, or another schema is reported with an ``ObjectGraphError`` naming the
+/// file and the byte offset, and the file is left untouched. While open, the store holds an
+/// exclusive lock on the file: a second opener, in this process or another, gets
+/// ``ObjectGraphError/Code/storeInUse``.
+///
+/// ```swift
+/// let store = BinaryStore(url: URL(fileURLWithPath: "Boxes.store"))
+/// let container = try ObjectContainer(for: Box.self, store: store)
+/// ```
+///
+/// The format is described byte by byte in the project's design notes.
+public final class BinaryStore: PersistentStore {
+  private enum Phase {
+    case unopened
+    case open(OpenState)
+    case closed
+  }
+
+  private struct OpenState {
+    var file: StoreFile
+    var schema: Schema
+    var header: BinaryStoreHeader
+    var graph: LiveGraph
+    var recordsSinceCompaction: Int
+    /// Set when a rename's directory could not be synced: the next save must sync it first.
+    var directoryNeedsSync: Bool
+    /// What opening repaired, if anything.
+    var recovery: String?
+  }
+
+  /// What replaying a file found.
+  private struct Replay {
+    var graph = LiveGraph()
+    var records = 0
+    /// Where a torn tail starts, and why it is one.
+    var tornTail: (offset: Int, reason: String)?
+  }
+
+  /// The store file.
+  public let url: URL
+  private let options: BinaryStoreOptions
+  private let probe: StoreIOProbe?
+  private let phase = Mutex(Phase.unopened)
+
+  /// Creates a store kept in the file at `url`; the file is created by the first
+  /// ``open(schema:)`` if missing.
+  public convenience init(url: URL) {
+    self.init(url: url, options: .standard, probe: nil)
+  }
+
+  /// Creates a store with test options and an I/O probe.
+  init(url: URL, options: BinaryStoreOptions, probe: StoreIOProbe?) {
+    self.url = url
+    self.options = options
+    self.probe = probe
+  }
+
+  private var compactor: Compactor { Compactor(url: url, probe: probe) }
+
+  /// Opens the file (creating it with `schema` if missing), locks it and reads it.
+  ///
+  /// A record cut short at the end of the file (a crash during a save) is removed; nothing
+  /// else is ever changed by opening.
+  ///
+  /// - Throws: ``ObjectGraphError`` naming the file: ``ObjectGraphError/Code/schemaMismatch``
+  ///   with what differs, ``ObjectGraphError/Code/storeInUse`` when it is open elsewhere (or
+  ///   this store is open already),
+  ///   ``ObjectGraphError/Code/corruptStore`` with the byte offset of damage,
+  ///   ``ObjectGraphError/Code/unsupportedFormat`` for a newer format version,
+  ///   ``ObjectGraphError/Code/io`` when the file cannot be read or created,
+  ///   ``ObjectGraphError/Code/storeClosed`` after ``close()``.
+  /// - Complexity: O(*n*) in the size of the file.
+  public func open(schema: Schema) throws {
+    try phase.withLock { phase in
+      switch phase {
+      case .closed:
+        throw closedError()
+      case .open:
+        throw ObjectGraphError(
+          .storeInUse, "\(url.path): store is in use: this store object is open already",
+          file: url)
+      case .unopened:
+        do {
+          phase = .open(try openFile(schema: schema))
+        } catch {
+          throw attributed(error)
+        }
+      }
+    }
+  }
+
+  /// Every stored object and the next object number.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/storeClosed`` when the store is not open.
+  /// - Complexity: O(*n*) in the number of objects.
+  public func load() throws -> StoreContents {
+    try withOpenState { $0.graph.contents }
+  }
+
+  /// Appends the changeset as one record and makes it durable before returning.
+  ///
+  /// - Throws: ``ObjectGraphError`` naming the file: ``ObjectGraphError/Code/corruptStore``
+  ///   when the changeset does not fit the stored objects, ``ObjectGraphError/Code/io`` when
+  ///   writing or syncing fails (the file is then cut back to where it was),
+  ///   ``ObjectGraphError/Code/storeClosed`` when not open. When it throws, nothing changed.
+  /// - Complexity: O(*k*) in the size of the changeset, plus one `fdatasync`; sometimes
+  ///   followed by a compaction, O(*n*) in the live data.
+  public func save(_ changeset: Changeset) throws {
+    try withOpenState { state in
+      if changeset.isEmpty && changeset.nextObjectNumber <= state.graph.nextObjectNumber {
+        return
+      }
+      // Into an empty store, a save of inserts is the whole graph: it is written as a
+      // snapshot, which opens faster than replayed inserts.
+      let isWholeGraph =
+        state.graph.isEmpty && changeset.updated.isEmpty && changeset.deleted.isEmpty
+      let undo: LiveGraph.Undo
+      do {
+        undo = try state.graph.apply(changeset, with: ChangesetApplier(schema: state.schema))
+      } catch var error as ObjectGraphError {
+        error.message = "save refused, nothing written: \(error.message)"
+        throw error
+      }
+      do {
+        let record =
+          isWholeGraph
+          ? try RecordWriter.encodeSnapshot(
+            changeset.inserted, nextObjectNumber: state.graph.nextObjectNumber)
+          : try RecordWriter.encode(changeset)
+        if state.directoryNeedsSync {
+          try StoreFile.synchronizeDirectory(of: url, probe: probe)
+          state.directoryNeedsSync = false
+        }
+        try state.file.append(record.bytes, synchronize: options.synchronizesSaves)
+        state.graph.sampleObjectSize(bytes: record.objectBytes, count: record.objectCount)
+      } catch {
+        state.graph.revert(undo)
+        throw error
+      }
+      state.recordsSinceCompaction += 1
+      if needsCompaction(state) {
+        // The save is durable already; a failed compaction only leaves the file larger.
+        try? compact(&state)
+      }
+    }
+  }
+
+  /// Closes the file and releases its lock. Idempotent.
+  public func close() {
+    phase.withLock { phase in
+      if case .open(let state) = phase { state.file.close() }
+      phase = .closed
+    }
+  }
+
+  /// Rewrites the file with only the live objects, now.
+  ///
+  /// - Throws: ``ObjectGraphError`` naming the file (``ObjectGraphError/Code/io``,
+  ///   ``ObjectGraphError/Code/storeClosed``); the old file is then untouched.
+  /// - Complexity: O(*n* log *n*) in the number of live objects.
+  public func compact() throws {
+    try withOpenState { try compact(&$0) }
+  }
+
+  /// Figures about the file; all zero when the store is not open.
+  public var statistics: BinaryStoreStatistics {
+    phase.withLock { phase in
+      guard case .open(let state) = phase else {
+        return BinaryStoreStatistics(
+          fileBytes: 0, liveBytes: 0, objectCount: 0, recordsSinceCompaction: 0,
+          formatVersion: Int(BinaryFormat.currentVersion), recovery: nil)
+      }
+      return BinaryStoreStatistics(
+        fileBytes: state.file.size, liveBytes: liveBytes(state),
+        objectCount: state.graph.objects.count,
+        recordsSinceCompaction: state.recordsSinceCompaction,
+        formatVersion: state.header.formatVersion, recovery: state.recovery)
+    }
+  }
+
+  // MARK: - Opening
+
+  private func openFile(schema: Schema) throws -> OpenState {
+    for _ in 0..<3 {
+      if let file = try StoreFile.openIfPresent(url, mode: .readWrite, probe: probe) {
+        do {
+          try file.lock()
+          // A compaction may have renamed a new file over the one we opened.
+          guard file.isLinked(at: url) else {
+            file.close()
+            continue
+          }
+          let state = try read(file, schema: schema)
+          compactor.removeStaleTemporaryFile()
+          return state
+        } catch {
+          file.close()
+          throw error
+        }
+      }
+      let header = try BinaryStoreHeader.encode(schema: schema)
+      if let installed = try compactor.createStore(header: header) {
+        return OpenState(
+          file: installed.file, schema: schema,
+          header: BinaryStoreHeader(
+            formatVersion: Int(BinaryFormat.currentVersion), schema: schema,
+            byteCount: header.count),
+          graph: LiveGraph(), recordsSinceCompaction: 0,
+          directoryNeedsSync: !installed.directorySynced, recovery: nil)
+      }
+    }
+    throw ObjectGraphError(
+      .storeInUse, "\(url.path): store is in use: it keeps being replaced while opening",
+      file: url)
+  }
+
+  /// Reads and checks the header, replays every record, and cuts off a torn tail.
+  private func read(_ file: StoreFile, schema: Schema) throws -> OpenState {
+    let bytes = try file.readAll()
+    let (header, replay) = try bytes.withUnsafeBytes { buffer in
+      let header = try checked { () throws(FormatError) in try BinaryStoreHeader.decode(buffer) }
+      guard header.schema == schema else { throw mismatchError(stored: header.schema, schema) }
+      return (header, try self.replay(buffer, from: header.byteCount, schema: schema))
+    }
+    var recovery: String?
+    if let tornTail = replay.tornTail {
+      recovery =
+        "cut off a torn tail of \(bytes.count - tornTail.offset) bytes at byte offset "
+        + "\(tornTail.offset): \(tornTail.reason)"
+      try file.truncate(to: tornTail.offset)
+      try file.synchronizeData()
+    }
+    return OpenState(
+      file: file, schema: schema, header: header, graph: replay.graph,
+      recordsSinceCompaction: replay.records, directoryNeedsSync: false, recovery: recovery)
+  }
+
+  /// Applies every record after the header, stopping at the end or at a torn tail.
+  private func replay(_ buffer: UnsafeRawBufferPointer, from start: Int, schema: Schema) throws
+    -> Replay
+  {
+    let scanner = RecordScanner(file: buffer)
+    let applier = ChangesetApplier(schema: schema)
+    var result = Replay()
+    var offset = start
+    while true {
+      let step = try checked { () throws(FormatError) in try scanner.step(at: offset) }
+      switch step {
+      case .end:
+        return result
+      case .tornTail(let tornOffset, let reason):
+        result.tornTail = (tornOffset, reason)
+        return result
+      case .record(let frame):
+        let payload = UnsafeRawBufferPointer(rebasing: buffer[frame.payload])
+        let decoded = try checked { () throws(FormatError) in
+          try RecordReader.decode(payload, at: frame.payload.lowerBound, schema: schema)
+        }
+        do {
+          switch decoded.record {
+          case .changeset(let changeset):
+            _ = try result.graph.apply(changeset, with: applier)
+          case .snapshot(let objects, let next):
+            try result.graph.replace(with: objects, nextObjectNumber: next)
+          }
+          result.graph.sampleObjectSize(bytes: decoded.objectBytes, count: decoded.objectCount)
+        } catch let error as ObjectGraphError {
+          throw ObjectGraphError(
+            .corruptStore,
+            "\(url.path): the record at byte offset \(frame.offset) does not fit the objects "
+              + "before it: \(error.message)", file: url, underlying: error)
+        }
+        result.records += 1
+        offset = frame.end
+      }
+    }
+  }
+
+  // MARK: - Compaction
+
+  private func liveBytes(_ state: OpenState) -> Int {
+    state.header.byteCount + BinaryFormat.frameOverhead + 12 + state.graph.estimatedObjectBytes
+  }
+
+  private func needsCompaction(_ state: OpenState) -> Bool {
+    state.file.size > options.compactionMinimumBytes
+      && Double(state.file.size) > options.compactionGrowthFactor * Double(liveBytes(state))
+  }
+
+  private func compact(_ state: inout OpenState) throws {
+    let header = try BinaryStoreHeader.encode(schema: state.schema)
+    let record = try RecordWriter.encodeSnapshot(
+      state.graph.sortedObjects, nextObjectNumber: state.graph.nextObjectNumber)
+    let installed = try compactor.installCompactedFile(header: header, snapshot: record.bytes)
+    state.file.close()
+    state.file = installed.file
+    state.directoryNeedsSync = !installed.directorySynced
+    state.header.byteCount = header.count
+    state.recordsSinceCompaction = 1
+    var graph = state.graph
+    graph.resetObjectSizeSample(bytes: record.objectBytes, count: record.objectCount)
+    state.graph = graph
+  }
+
+  // MARK: - Support
+
+  private func withOpenState<Result>(_ body: (inout OpenState) throws -> Result) throws -> Result {
+    try phase.withLock { phase in
+      guard case .open(var state) = phase else { throw closedError() }
+      phase = .unopened  // hand the state over without copying the graph
+      defer { phase = .open(state) }
+      do {
+        return try body(&state)
+      } catch {
+        throw attributed(error)
+      }
+    }
+  }
+
+  /// The error, naming the file if it does not yet.
+  private func attributed(_ error: any Error) -> any Error {
+    guard var error = error as? ObjectGraphError, error.file == nil else { return error }
+    error.message = "\(url.path): \(error.message)"
+    error.file = url
+    return error
+  }
+
+  /// Runs `body`, reporting a format problem as an error naming the file.
+  private func checked<Result>(_ body: () throws(FormatError) -> Result) throws -> Result {
+    do {
+      return try body()
+    } catch {
+      throw error.error(file: url)
+    }
+  }
+
+  private func closedError() -> ObjectGraphError {
+    ObjectGraphError(.storeClosed, "\(url.path): the store is closed or not open", file: url)
+  }
+
+  private func mismatchError(stored: Schema, _ requested: Schema) -> ObjectGraphError {
+    ObjectGraphError(
+      .schemaMismatch,
+      "\(url.path): the store was written with another schema: "
+        + SchemaDifference(stored: stored, requested: requested).summary, file: url)
+  }
+}

@@ -1,0 +1,269 @@
+import Foundation
+
+/// Decodes the payload of one record (written by ``RecordWriter``) into a changeset or a
+/// snapshot.
+///
+/// Every read is bounds-checked: a payload that does not decode throws a ``FormatError`` with
+/// the file offset of the first byte that does not make sense, and never traps.
+struct RecordReader {
+  /// What a record holds.
+  enum Record {
+    /// One save.
+    case changeset(Changeset)
+    /// The whole live graph.
+    case snapshot(objects: [ObjectSnapshot], nextObjectNumber: UInt64)
+  }
+
+  /// A decoded record and how many bytes its whole objects took.
+  struct Decoded {
+    var record: Record
+    var objectBytes: Int
+    var objectCount: Int
+  }
+
+  private var reader: ByteReader
+  /// The number of properties of each entity of the schema.
+  private let valueCounts: [Int]
+  private var context = ValueContext<String>()
+  private var dateContext = ValueContext<Int64>()
+  private var objectBytes = 0
+
+  private init(_ reader: ByteReader, valueCounts: [Int]) {
+    self.reader = reader
+    self.valueCounts = valueCounts
+  }
+
+  /// Decodes a record's payload (kind byte and body).
+  ///
+  /// - Parameters:
+  ///   - payload: The payload's bytes, checksum already verified.
+  ///   - offset: The file offset of the payload's first byte, for error messages.
+  ///   - schema: The file's schema: every whole object must be of one of its entities and
+  ///     have one value per property.
+  /// - Throws: ``FormatError`` naming the offset of the first undecodable byte.
+  /// - Complexity: O(*n*) in the payload's size.
+  static func decode(_ payload: UnsafeRawBufferPointer, at offset: Int, schema: Schema)
+    throws(FormatError) -> Decoded
+  {
+    var decoder = RecordReader(
+      ByteReader(payload, origin: offset), valueCounts: schema.entities.map(\.properties.count))
+    let kindOffset = decoder.reader.fileOffset
+    let kindByte = try decoder.reader.readByte()
+    let record: Record
+    var objectCount = 0
+    switch BinaryFormat.RecordKind(rawValue: kindByte) {
+    case .changeset:
+      let changeset = try decoder.readChangeset()
+      objectCount = changeset.inserted.count
+      record = .changeset(changeset)
+    case .snapshot:
+      let next = try decoder.reader.readVarint()
+      let objects = try decoder.readObjects()
+      objectCount = objects.count
+      record = .snapshot(objects: objects, nextObjectNumber: next)
+    case nil:
+      throw FormatError(offset: kindOffset, message: "unknown record kind \(kindByte)")
+    }
+    guard decoder.reader.isAtEnd else {
+      throw decoder.reader.failure("\(decoder.reader.remaining) unexpected bytes after record")
+    }
+    return Decoded(record: record, objectBytes: decoder.objectBytes, objectCount: objectCount)
+  }
+
+  private mutating func readChangeset() throws(FormatError) -> Changeset {
+    let next = try reader.readVarint()
+    let inserted = try readObjects()
+    let updateCount = try reader.readCount(minimumElementSize: 3)
+    var updated: [ObjectUpdate] = []
+    updated.reserveCapacity(updateCount)
+    var previousID: UInt64 = 0
+    for _ in 0..<updateCount {
+      let id = ObjectID(rawValue: try reader.readDelta(from: previousID))
+      previousID = id.rawValue
+      let entity = try reader.readInt()
+      let changeCount = try reader.readCount(minimumElementSize: 2)
+      var changes: [PropertyChange] = []
+      changes.reserveCapacity(changeCount)
+      for _ in 0..<changeCount {
+        changes.append(try readChange(owner: id))
+      }
+      updated.append(ObjectUpdate(id: id, entity: entity, changes: changes))
+    }
+    let deleteCount = try reader.readCount()
+    var deleted: [ObjectID] = []
+    deleted.reserveCapacity(deleteCount)
+    previousID = 0
+    for _ in 0..<deleteCount {
+      previousID = try reader.readDelta(from: previousID)
+      deleted.append(ObjectID(rawValue: previousID))
+    }
+    return Changeset(
+      inserted: inserted, updated: updated, deleted: deleted, nextObjectNumber: next)
+  }
+
+  private mutating func readObjects() throws(FormatError) -> [ObjectSnapshot] {
+    let count = try reader.readCount(minimumElementSize: 3)
+    var objects: [ObjectSnapshot] = []
+    objects.reserveCapacity(count)
+    var previousID: UInt64 = 0
+    for _ in 0..<count {
+      let start = reader.fileOffset
+      let id = ObjectID(rawValue: try reader.readDelta(from: previousID))
+      previousID = id.rawValue
+      let entity = try reader.readInt()
+      let valueCount = try reader.readCount()
+      guard valueCounts.indices.contains(entity), valueCounts[entity] == valueCount else {
+        throw FormatError(
+          offset: start,
+          message: "object \(id) of entity \(entity) has \(valueCount) values, which no entity "
+            + "of the schema has")
+      }
+      var values: [PersistentValue] = []
+      values.reserveCapacity(valueCount)
+      for property in 0..<valueCount {
+        values.append(try readValue(property: property, owner: id))
+      }
+      objects.append(ObjectSnapshot(id: id, entity: entity, values: values))
+      objectBytes += reader.fileOffset - start
+    }
+    return objects
+  }
+
+  private mutating func readChange(owner: ObjectID) throws(FormatError) -> PropertyChange {
+    let property = try reader.readInt()
+    let kindOffset = reader.fileOffset
+    let kindByte = try reader.readByte()
+    switch BinaryFormat.ChangeKind(rawValue: kindByte) {
+    case .set:
+      return PropertyChange(
+        property: property, kind: .set(try readValue(property: property, owner: owner)))
+    case .edit:
+      let count = try reader.readCount(minimumElementSize: 2)
+      var edits: [ListEdit] = []
+      edits.reserveCapacity(count)
+      for _ in 0..<count {
+        let operationOffset = reader.fileOffset
+        let operation = try reader.readByte()
+        switch BinaryFormat.EditOperation(rawValue: operation) {
+        case .insert:
+          let id = ObjectID(rawValue: try reader.readDelta(from: owner.rawValue))
+          edits.append(.insert(id, at: try reader.readInt()))
+        case .remove:
+          edits.append(.remove(at: try reader.readInt()))
+        case .move:
+          let from = try reader.readInt()
+          edits.append(.move(from: from, to: try reader.readInt()))
+        case nil:
+          throw FormatError(
+            offset: operationOffset, message: "unknown list edit operation \(operation)")
+        }
+      }
+      return PropertyChange(property: property, kind: .edit(edits))
+    case nil:
+      throw FormatError(offset: kindOffset, message: "unknown change kind \(kindByte)")
+    }
+  }
+
+  private mutating func readValue(property: Int, owner: ObjectID) throws(FormatError)
+    -> PersistentValue
+  {
+    typealias Tag = BinaryFormat.ValueTag
+    let tagOffset = reader.fileOffset
+    let tagByte = try reader.readByte()
+    switch Tag(rawValue: tagByte) {
+    case .null:
+      return .null
+    case .false:
+      return .bool(false)
+    case .true:
+      return .bool(true)
+    case .int:
+      return .int(try reader.readSignedVarint())
+    case .double:
+      return .double(Double(bitPattern: try reader.readUInt64()))
+    case .integralDouble:
+      return .double(Double(try reader.readSignedVarint()))
+    case .string:
+      let bytes = try reader.readBytes(try reader.readCount())
+      let string = String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+      context[property] = string
+      return .string(string)
+    case .prefixedString:
+      let string = try readPrefixedString(property: property)
+      context[property] = string
+      return .string(string)
+    case .date:
+      return .date(
+        Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.readUInt64())))
+    case .dateDelta:
+      let previous = UInt64(bitPattern: dateContext[property] ?? 0)
+      let seconds = Int64(bitPattern: try reader.readDelta(from: previous))
+      dateContext[property] = seconds
+      return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+    case .data:
+      let bytes = try reader.readBytes(try reader.readCount())
+      return .data(Data(bytes))
+    case .uuid:
+      let bytes = try reader.readBytes(16)
+      var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+      withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
+      return .uuid(UUID(uuid: uuid))
+    case .url:
+      return .url(try readURL(depth: 0))
+    case .reference:
+      return .reference(ObjectID(rawValue: try reader.readDelta(from: owner.rawValue)))
+    case .references:
+      let count = try reader.readCount()
+      var ids: [ObjectID] = []
+      ids.reserveCapacity(count)
+      var previous = owner.rawValue
+      for _ in 0..<count {
+        previous = try reader.readDelta(from: previous)
+        ids.append(ObjectID(rawValue: previous))
+      }
+      return .references(ids)
+    case nil:
+      throw FormatError(offset: tagOffset, message: "unknown value tag \(tagByte)")
+    }
+  }
+
+  private mutating func readPrefixedString(property: Int) throws(FormatError) -> String {
+    let sharedOffset = reader.fileOffset
+    let shared = try reader.readInt()
+    var previous = context[property] ?? ""
+    previous.makeContiguousUTF8()
+    guard shared >= 0, shared <= previous.utf8.count else {
+      throw FormatError(
+        offset: sharedOffset,
+        message: "string shares \(shared) bytes with a previous string of "
+          + "\(previous.utf8.count) bytes")
+    }
+    let suffix = try reader.readBytes(try reader.readCount())
+    return previous.utf8.withContiguousStorageIfAvailable { prefix in
+      String(unsafeUninitializedCapacity: shared + suffix.count) { target in
+        let raw = UnsafeMutableRawBufferPointer(target)
+        raw.copyMemory(
+          from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(prefix)[..<shared]))
+        UnsafeMutableRawBufferPointer(rebasing: raw[shared...]).copyMemory(from: suffix)
+        return shared + suffix.count
+      }
+    } ?? ""
+  }
+
+  private mutating func readURL(depth: Int) throws(FormatError) -> URL {
+    let start = reader.fileOffset
+    let bytes = try reader.readBytes(try reader.readCount())
+    let relative = String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+    let hasBase = try reader.readByte()
+    var base: URL?
+    switch hasBase {
+    case 0: base = nil
+    case 1 where depth < 8: base = try readURL(depth: depth + 1)
+    default: throw FormatError(offset: reader.fileOffset - 1, message: "bad URL base marker")
+    }
+    guard let url = URL(string: relative, relativeTo: base) else {
+      throw FormatError(offset: start, message: "undecodable URL \"\(relative)\"")
+    }
+    return url
+  }
+}

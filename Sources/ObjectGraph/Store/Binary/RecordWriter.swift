@@ -1,0 +1,247 @@
+import Foundation
+
+/// Encodes changesets and snapshots into framed records of the binary format.
+///
+/// A record is `[length: UInt32][CRC-32C of length: UInt32][payload][CRC-32C of payload:
+/// UInt32]`; the payload is the record kind's byte and its body. Values are encoded with
+/// per-property context: a string stores only what differs from the previous string of the
+/// same property index in the record, a whole-second date only its distance from the
+/// previous one, and references their distance from the owning object's id, so the seed
+/// workload's 101,100 boxes take about 40 bytes each.
+struct RecordWriter {
+  /// An encoded, framed record.
+  struct Record {
+    /// The bytes to append to the file.
+    var bytes: [UInt8]
+    /// The bytes taken by whole objects (inserts and snapshot objects).
+    var objectBytes: Int
+    /// The number of whole objects encoded.
+    var objectCount: Int
+  }
+
+  private var writer: ByteWriter
+  private var context = ValueContext<String>()
+  private var dateContext = ValueContext<Int64>()
+  private var objectBytes = 0
+  private var objectCount = 0
+
+  private init(kind: BinaryFormat.RecordKind, capacity: Int) {
+    writer = ByteWriter(capacity: capacity)
+    writer.writeUInt32(0)  // length, patched by `finish`
+    writer.writeUInt32(0)  // length checksum, patched by `finish`
+    writer.write(kind.rawValue)
+  }
+
+  /// The framed record of one save.
+  ///
+  /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/invalidValue`` when
+  ///   the record would exceed the format's 4 GiB record limit.
+  /// - Complexity: O(*k*) in the size of the changeset.
+  static func encode(_ changeset: Changeset) throws -> Record {
+    var record = RecordWriter(kind: .changeset, capacity: 64 + changeset.inserted.count * 48)
+    record.writer.writeVarint(changeset.nextObjectNumber)
+    record.writeObjects(changeset.inserted)
+    record.writer.writeVarint(UInt64(changeset.updated.count))
+    var previousID: UInt64 = 0
+    for update in changeset.updated {
+      record.writer.writeDelta(update.id.rawValue, from: previousID)
+      previousID = update.id.rawValue
+      record.writer.writeInt(update.entity)
+      record.writer.writeVarint(UInt64(update.changes.count))
+      for change in update.changes {
+        record.writeChange(change, owner: update.id)
+      }
+    }
+    record.writer.writeVarint(UInt64(changeset.deleted.count))
+    previousID = 0
+    for id in changeset.deleted {
+      record.writer.writeDelta(id.rawValue, from: previousID)
+      previousID = id.rawValue
+    }
+    return try record.finish()
+  }
+
+  /// The framed record of a whole graph, as compaction writes it.
+  ///
+  /// - Parameter objects: The live objects, best sorted by id (it makes the record smaller).
+  /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/invalidValue`` when
+  ///   the record would exceed the format's 4 GiB record limit.
+  /// - Complexity: O(*n*) in the number of objects and values.
+  static func encodeSnapshot(_ objects: [ObjectSnapshot], nextObjectNumber: UInt64) throws
+    -> Record
+  {
+    var record = RecordWriter(kind: .snapshot, capacity: 64 + objects.count * 48)
+    record.writer.writeVarint(nextObjectNumber)
+    record.writeObjects(objects)
+    return try record.finish()
+  }
+
+  private mutating func finish() throws -> Record {
+    let payloadCount = writer.count - BinaryFormat.frameHeaderSize
+    guard let length = UInt32(exactly: payloadCount) else {
+      throw ObjectGraphError(
+        .invalidValue,
+        "a record of \(payloadCount) bytes exceeds the binary store's limit of 4 GiB per save")
+    }
+    writer.patchUInt32(length, at: 0)
+    writer.patchUInt32(writer.checksum(of: 0..<4), at: 4)
+    writer.writeUInt32(writer.checksum(of: BinaryFormat.frameHeaderSize..<writer.count))
+    return Record(bytes: writer.bytes, objectBytes: objectBytes, objectCount: objectCount)
+  }
+
+  private mutating func writeObjects(_ objects: [ObjectSnapshot]) {
+    writer.writeVarint(UInt64(objects.count))
+    var previousID: UInt64 = 0
+    for object in objects {
+      let start = writer.count
+      writer.writeDelta(object.id.rawValue, from: previousID)
+      previousID = object.id.rawValue
+      writer.writeInt(object.entity)
+      writer.writeVarint(UInt64(object.values.count))
+      for (property, value) in object.values.enumerated() {
+        writeValue(value, property: property, owner: object.id)
+      }
+      objectBytes += writer.count - start
+    }
+    objectCount += objects.count
+  }
+
+  private mutating func writeChange(_ change: PropertyChange, owner: ObjectID) {
+    writer.writeInt(change.property)
+    switch change.kind {
+    case .set(let value):
+      writer.write(BinaryFormat.ChangeKind.set.rawValue)
+      writeValue(value, property: change.property, owner: owner)
+    case .edit(let edits):
+      writer.write(BinaryFormat.ChangeKind.edit.rawValue)
+      writer.writeVarint(UInt64(edits.count))
+      for edit in edits {
+        switch edit {
+        case .insert(let id, let index):
+          writer.write(BinaryFormat.EditOperation.insert.rawValue)
+          writer.writeDelta(id.rawValue, from: owner.rawValue)
+          writer.writeInt(index)
+        case .remove(let index):
+          writer.write(BinaryFormat.EditOperation.remove.rawValue)
+          writer.writeInt(index)
+        case .move(let from, let to):
+          writer.write(BinaryFormat.EditOperation.move.rawValue)
+          writer.writeInt(from)
+          writer.writeInt(to)
+        }
+      }
+    }
+  }
+
+  private mutating func writeValue(_ value: PersistentValue, property: Int, owner: ObjectID) {
+    typealias Tag = BinaryFormat.ValueTag
+    switch value {
+    case .null:
+      writer.write(Tag.null.rawValue)
+    case .bool(let flag):
+      writer.write(flag ? Tag.true.rawValue : Tag.false.rawValue)
+    case .int(let number):
+      writer.write(Tag.int.rawValue)
+      writer.writeSignedVarint(number)
+    case .double(let number):
+      if let whole = Self.wholeNumber(number) {
+        writer.write(Tag.integralDouble.rawValue)
+        writer.writeSignedVarint(whole)
+      } else {
+        writer.write(Tag.double.rawValue)
+        writer.writeUInt64(number.bitPattern)
+      }
+    case .string(let string):
+      writeString(string, property: property)
+    case .date(let date):
+      let seconds = date.timeIntervalSinceReferenceDate
+      if let whole = Self.wholeNumber(seconds) {
+        writer.write(Tag.dateDelta.rawValue)
+        writer.writeDelta(
+          UInt64(bitPattern: whole), from: UInt64(bitPattern: dateContext[property] ?? 0))
+        dateContext[property] = whole
+      } else {
+        writer.write(Tag.date.rawValue)
+        writer.writeUInt64(seconds.bitPattern)
+      }
+    case .data(let data):
+      writer.write(Tag.data.rawValue)
+      writer.writeVarint(UInt64(data.count))
+      data.withUnsafeBytes { writer.write($0) }
+    case .uuid(let uuid):
+      writer.write(Tag.uuid.rawValue)
+      withUnsafeBytes(of: uuid.uuid) { writer.write($0) }
+    case .url(let url):
+      writer.write(Tag.url.rawValue)
+      writeURL(url)
+    case .reference(let id):
+      writer.write(Tag.reference.rawValue)
+      writer.writeDelta(id.rawValue, from: owner.rawValue)
+    case .references(let ids):
+      writer.write(Tag.references.rawValue)
+      writer.writeVarint(UInt64(ids.count))
+      var previous = owner.rawValue
+      for id in ids {
+        writer.writeDelta(id.rawValue, from: previous)
+        previous = id.rawValue
+      }
+    }
+  }
+
+  private mutating func writeString(_ string: String, property: Int) {
+    var string = string
+    string.makeContiguousUTF8()
+    let previous = context[property] ?? ""
+    let shared = Self.sharedPrefixCount(previous, string)
+    string.utf8.withContiguousStorageIfAvailable { utf8 in
+      if shared >= BinaryFormat.minimumSharedPrefix {
+        writer.write(BinaryFormat.ValueTag.prefixedString.rawValue)
+        writer.writeVarint(UInt64(shared))
+        writer.writeVarint(UInt64(utf8.count - shared))
+        writer.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[shared...]))
+      } else {
+        writer.write(BinaryFormat.ValueTag.string.rawValue)
+        writer.writeVarint(UInt64(utf8.count))
+        writer.write(UnsafeRawBufferPointer(utf8))
+      }
+    }
+    context[property] = string
+  }
+
+  private mutating func writeURL(_ url: URL) {
+    var relative = url.relativeString
+    relative.makeContiguousUTF8()
+    writer.writeVarint(UInt64(relative.utf8.count))
+    relative.utf8.withContiguousStorageIfAvailable { writer.write(UnsafeRawBufferPointer($0)) }
+    if let base = url.baseURL {
+      writer.write(1)
+      writeURL(base)
+    } else {
+      writer.write(0)
+    }
+  }
+
+  /// The number of leading UTF-8 bytes two strings share.
+  private static func sharedPrefixCount(_ first: String, _ second: String) -> Int {
+    var first = first
+    var second = second
+    first.makeContiguousUTF8()
+    second.makeContiguousUTF8()
+    return first.utf8.withContiguousStorageIfAvailable { a in
+      second.utf8.withContiguousStorageIfAvailable { b in
+        let limit = min(a.count, b.count)
+        var index = 0
+        while index < limit && a[index] == b[index] { index += 1 }
+        return index
+      } ?? 0
+    } ?? 0
+  }
+
+  /// The value as an `Int64` when that represents it exactly (including the sign of zero).
+  static func wholeNumber(_ value: Double) -> Int64? {
+    guard let whole = Int64(exactly: value), Double(whole).bitPattern == value.bitPattern else {
+      return nil
+    }
+    return whole
+  }
+}

@@ -1,0 +1,301 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An open store file: its descriptor, its lock, and durable appends.
+///
+/// Every failure throws an ``ObjectGraphError`` with code ``ObjectGraphError/Code/io`` (or
+/// ``ObjectGraphError/Code/storeInUse`` for a held lock) that names the file and the system
+/// error. Not thread-safe: it is `Sendable` only so that ``BinaryStore`` can keep it in its
+/// mutex, which serializes all use.
+final class StoreFile: @unchecked Sendable {
+  /// How to open a file.
+  enum Mode {
+    /// Read only; fails when the file does not exist.
+    case readOnly
+    /// Read and write; fails when the file does not exist.
+    case readWrite
+    /// Read and write, creating the file when missing (never truncating it).
+    case readWriteCreate
+  }
+
+  /// The file's path.
+  private(set) var url: URL
+  /// The open file descriptor, or -1 once closed.
+  private(set) var descriptor: Int32
+  /// The file's size: where the next append goes.
+  private(set) var size: Int
+  /// The test hook that counts operations and injects failures, if any.
+  private let probe: StoreIOProbe?
+  /// Set when a failed append could not be rolled back: the file's end is then unknown and
+  /// every further write is refused.
+  private var rollbackFailed = false
+
+  private init(url: URL, descriptor: Int32, size: Int, probe: StoreIOProbe?) {
+    self.url = url
+    self.descriptor = descriptor
+    self.size = size
+    self.probe = probe
+  }
+
+  deinit { close() }
+
+  /// Opens the file at `url`.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
+  static func open(_ url: URL, mode: Mode, probe: StoreIOProbe? = nil) throws -> StoreFile {
+    guard let file = try openIfPresent(url, mode: mode, probe: probe) else {
+      throw ioError(url, "cannot open", code: ENOENT)
+    }
+    return file
+  }
+
+  /// Opens the file at `url`, or returns `nil` when it does not exist.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
+  static func openIfPresent(_ url: URL, mode: Mode, probe: StoreIOProbe? = nil) throws
+    -> StoreFile?
+  {
+    let flags: Int32
+    switch mode {
+    case .readOnly: flags = O_RDONLY
+    case .readWrite: flags = O_RDWR
+    case .readWriteCreate: flags = O_RDWR | O_CREAT
+    }
+    let descriptor = url.withUnsafeFileSystemRepresentation { path -> Int32 in
+      guard let path else { return -1 }
+      return systemOpen(path, flags | O_CLOEXEC, 0o644)
+    }
+    guard descriptor >= 0 else {
+      if errno == ENOENT { return nil }
+      throw ioError(url, "cannot open")
+    }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else {
+      let error = ioError(url, "cannot read the size of")
+      _ = systemClose(descriptor)
+      throw error
+    }
+    return StoreFile(url: url, descriptor: descriptor, size: Int(status.st_size), probe: probe)
+  }
+
+  /// Takes the exclusive lock on the file, waiting at most a moment.
+  ///
+  /// The lock belongs to this open file, so a second open of the same file conflicts even in
+  /// the same process; it is released by ``close()`` or when the process ends. A lock found
+  /// held is tried again for up to 50 ms, because a process being spawned holds copies of
+  /// its parent's descriptors (and so its locks) between `fork` and `exec`.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/storeInUse`` when another open file holds it.
+  func lock() throws {
+    let deadline = ContinuousClock.now + .milliseconds(50)
+    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+      if errno == EINTR { continue }
+      if errno == EWOULDBLOCK {
+        if ContinuousClock.now < deadline {
+          usleep(2_000)
+          continue
+        }
+        throw ObjectGraphError(
+          .storeInUse,
+          "\(url.path): store is in use: another store object, in this process "
+            + "or another, has it open", file: url)
+      }
+      throw Self.ioError(url, "cannot lock")
+    }
+  }
+
+  /// Whether `url` still names this open file (it was not replaced or removed meanwhile).
+  func isLinked(at url: URL) -> Bool {
+    var own = stat()
+    var named = stat()
+    guard fstat(descriptor, &own) == 0 else { return false }
+    let result = url.withUnsafeFileSystemRepresentation { path in
+      path.map { stat($0, &named) } ?? -1
+    }
+    return result == 0 && own.st_dev == named.st_dev && own.st_ino == named.st_ino
+      && own.st_nlink > 0
+  }
+
+  /// The whole file.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
+  /// - Complexity: O(*n*) in the file's size.
+  func readAll() throws -> [UInt8] {
+    let count = size
+    return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+      var offset = 0
+      while offset < count {
+        let read = pread(descriptor, buffer.baseAddress! + offset, count - offset, off_t(offset))
+        if read < 0 {
+          if errno == EINTR { continue }
+          throw Self.ioError(url, "cannot read")
+        }
+        if read == 0 { break }  // the file shrank: scan what there is
+        offset += read
+      }
+      initialized = offset
+    }
+  }
+
+  /// Appends `bytes` at the end of the file and, when `synchronize` is set, makes them
+  /// durable with `fdatasync` before returning.
+  ///
+  /// On failure the file is cut back to its previous size, as if nothing was written.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming the file and the system error.
+  /// - Complexity: O(*n*) in the number of bytes, plus one `fdatasync`.
+  func append(_ bytes: [UInt8], synchronize: Bool) throws {
+    guard !rollbackFailed else {
+      throw ObjectGraphError(
+        .io, "\(url.path): an earlier failed write could not be undone; reopen the store",
+        file: url)
+    }
+    let previousSize = size
+    do {
+      try write(bytes, at: previousSize)
+      if synchronize { try synchronizeData() }
+      size = previousSize + bytes.count
+    } catch {
+      if ftruncate(descriptor, off_t(previousSize)) != 0 || fdatasync(descriptor) != 0 {
+        rollbackFailed = true
+      }
+      throw error
+    }
+  }
+
+  /// Cuts the file to `length` bytes (not durable until synchronized).
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
+  func truncate(to length: Int) throws {
+    guard ftruncate(descriptor, off_t(length)) == 0 else {
+      throw Self.ioError(url, "cannot truncate")
+    }
+    size = length
+  }
+
+  /// Renames the file to `destination`, replacing what is there; the file stays open and
+  /// locked.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming both paths.
+  func move(to destination: URL) throws {
+    if probe?.takeFault(.rename) == true {
+      throw Self.ioError(url, "cannot rename to \(destination.path)", code: EIO)
+    }
+    let result = url.withUnsafeFileSystemRepresentation { from in
+      destination.withUnsafeFileSystemRepresentation { to in
+        guard let from, let to else { return Int32(-1) }
+        return systemRename(from, to)
+      }
+    }
+    guard result == 0 else { throw Self.ioError(url, "cannot rename to \(destination.path)") }
+    url = destination
+  }
+
+  /// Makes the file's data (and its size) durable: `fdatasync`.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
+  func synchronizeData() throws {
+    probe?.count(.dataSync)
+    if probe?.takeFault(.dataSync) == true {
+      throw Self.ioError(url, "cannot synchronize", code: EIO)
+    }
+    while fdatasync(descriptor) != 0 {
+      if errno == EINTR { continue }
+      throw Self.ioError(url, "cannot synchronize")
+    }
+  }
+
+  /// Makes the file's data and metadata durable: `fsync`.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
+  func synchronize() throws {
+    probe?.count(.fullSync)
+    if probe?.takeFault(.fullSync) == true {
+      throw Self.ioError(url, "cannot synchronize", code: EIO)
+    }
+    while fsync(descriptor) != 0 {
+      if errno == EINTR { continue }
+      throw Self.ioError(url, "cannot synchronize")
+    }
+  }
+
+  /// Releases the lock and the descriptor. Idempotent.
+  func close() {
+    guard descriptor >= 0 else { return }
+    _ = systemClose(descriptor)
+    descriptor = -1
+  }
+
+  /// Writes all of `bytes` at `offset`, retrying interrupted and short writes.
+  private func write(_ bytes: [UInt8], at offset: Int) throws {
+    probe?.count(.write)
+    let failing = probe?.takeFault(.write) == true
+    try bytes.withUnsafeBytes { buffer in
+      var written = 0
+      // An injected failure writes half of the bytes first, like a full disk would.
+      let limit = failing ? buffer.count / 2 : buffer.count
+      while written < limit {
+        let result = pwrite(
+          descriptor, buffer.baseAddress! + written, limit - written, off_t(offset + written))
+        if result < 0 {
+          if errno == EINTR { continue }
+          throw Self.ioError(url, "cannot write to")
+        }
+        written += result
+      }
+      if failing { throw Self.ioError(url, "cannot write to", code: ENOSPC) }
+    }
+  }
+
+  /// Removes the file at `url`, if there is one.
+  static func remove(_ url: URL) {
+    _ = url.withUnsafeFileSystemRepresentation { path in path.map { unlink($0) } }
+  }
+
+  /// Makes the directory holding `url` durable, so a rename or creation in it survives a
+  /// crash.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming the directory.
+  static func synchronizeDirectory(of url: URL, probe: StoreIOProbe?) throws {
+    let directory = url.deletingLastPathComponent()
+    probe?.count(.directorySync)
+    if probe?.takeFault(.directorySync) == true {
+      throw ioError(directory, "cannot synchronize", code: EIO)
+    }
+    let file = try open(directory, mode: .readOnly)
+    defer { file.close() }
+    try file.synchronize()
+  }
+
+  /// An I/O error naming the file and the system error (`errno` unless `code` is given).
+  static func ioError(_ url: URL, _ action: String, code: Int32 = errno) -> ObjectGraphError {
+    let reason = String(cString: strerror(code))
+    return ObjectGraphError(
+      .io, "\(action) \(url.path): \(reason) (errno \(code))", file: url,
+      underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
+  }
+}
+
+// The C functions under names that the methods of `StoreFile` do not shadow.
+#if canImport(Glibc)
+  private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    Glibc.open(path, flags, mode)
+  }
+  private func systemClose(_ descriptor: Int32) -> Int32 { Glibc.close(descriptor) }
+  private func systemRename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 {
+    Glibc.rename(from, to)
+  }
+#elseif canImport(Darwin)
+  private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    Darwin.open(path, flags, mode)
+  }
+  private func systemClose(_ descriptor: Int32) -> Int32 { Darwin.close(descriptor) }
+  private func systemRename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 {
+    Darwin.rename(from, to)
+  }
+#endif

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// A save is one append and one `fdatasync` before it returns; a save that fails leaves the
+/// file byte for byte as it was and the store usable.
+@Suite struct BinaryStoreDurabilityTests {
+  @Test func eachSaveIsWrittenAndSyncedBeforeItReturns() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    let probe = recorded.probe
+    for (number, changeset) in RecordedStore.standardScript.enumerated() {
+      let writes = probe.count(of: .write)
+      let syncs = probe.count(of: .dataSync)
+      try recorded.save(changeset)
+      #expect(probe.count(of: .write) == writes + 1, "one append for save \(number)")
+      #expect(probe.count(of: .dataSync) == syncs + 1, "one fdatasync for save \(number)")
+      #expect(recorded.ends[number + 1] > recorded.ends[number])
+      #expect(recorded.store.statistics.fileBytes == recorded.ends[number + 1])
+      // What is on disk now is the whole save: a copy opens at it.
+      let copy = directory.file("copy")
+      try writeFile(copy, try fileBytes(recorded.url))
+      #expect(try openAndLoad(copy).get() == recorded.states[number + 1])
+    }
+  }
+
+  @Test func aSmallSaveInALargeStoreAppendsAboutAsManyBytesAsTheChange() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.save(
+      Changeset(inserted: (1...5_000).map { TestSchema.item($0) }, nextObjectNumber: 5_001))
+    let before = fileLength(recorded.url)
+    try recorded.save(
+      Changeset(
+        updated: [
+          ObjectUpdate(
+            id: ObjectID(rawValue: 2_500), entity: TestSchema.item,
+            changes: [PropertyChange(property: TestSchema.title, kind: .set(.string("Renamed")))])
+        ], nextObjectNumber: 5_001))
+    let growth = fileLength(recorded.url) - before
+    #expect(growth <= 40, "a one-title save appended \(growth) bytes")
+  }
+
+  @Test func aRefusedChangesetLeavesTheFileByteIdentical() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    let before = try fileBytes(recorded.url)
+    let unknown = Changeset(
+      inserted: [TestSchema.item(20)],
+      updated: [
+        ObjectUpdate(
+          id: ObjectID(rawValue: 99), entity: TestSchema.item,
+          changes: [PropertyChange(property: TestSchema.title, kind: .set(.string("x")))])
+      ], nextObjectNumber: 100)
+    let error = try #require(throws: ObjectGraphError.self) { try recorded.store.save(unknown) }
+    #expect(error.code == .corruptStore)
+    #expect(error.file == recorded.url && error.message.contains(recorded.url.path))
+    #expect(try fileBytes(recorded.url) == before)
+    #expect(try recorded.store.load().comparable == recorded.states.last)
+    try expectUsable(recorded)
+  }
+
+  @Test(arguments: [StoreIOProbe.Operation.write, .dataSync])
+  func aFailedWriteOrSyncLeavesTheFileByteIdenticalAndTheStoreUsable(
+    _ failing: StoreIOProbe.Operation
+  ) throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    let before = try fileBytes(recorded.url)
+    recorded.probe.failNext(failing)
+    let change = Changeset(
+      inserted: [TestSchema.item(30, title: String(repeating: "long ", count: 500))],
+      deleted: [ObjectID(rawValue: 4)], nextObjectNumber: 31)
+    let error = try #require(throws: ObjectGraphError.self) { try recorded.store.save(change) }
+    #expect(error.code == .io)
+    #expect(error.message.contains(recorded.url.path))
+    #expect(try fileBytes(recorded.url) == before)
+    #expect(try recorded.store.load().comparable == recorded.states.last)
+    try expectUsable(recorded)
+  }
+
+  /// Saves once more and checks that a reopen shows exactly the model.
+  private func expectUsable(_ recorded: RecordedStore) throws {
+    try recorded.save(
+      Changeset(
+        updated: [
+          ObjectUpdate(
+            id: ObjectID(rawValue: 3), entity: TestSchema.item,
+            changes: [PropertyChange(property: TestSchema.title, kind: .set(.string("after")))])
+        ], nextObjectNumber: 9))
+    recorded.store.close()
+    #expect(try openAndLoad(recorded.url).get() == recorded.states.last)
+  }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// The primitive encodings behave as `FORMAT.md` says.
+@Suite struct BinaryStoreFormatTests {
+  @Test func crc32cMatchesTheStandardCheckValue() {
+    #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+    #expect(CRC32C.checksum([UInt8]()) == 0)
+    let bytes = (0..<1_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+    let split = bytes.withUnsafeBytes { buffer in
+      CRC32C.update(
+        CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[..<333])),
+        with: UnsafeRawBufferPointer(rebasing: buffer[333...]))
+    }
+    #expect(split == CRC32C.checksum(bytes))
+  }
+
+  @Test func varintsRoundTripAtTheirExtremes() throws {
+    let unsigned: [UInt64] = [0, 1, 127, 128, 16_383, 16_384, UInt64(Int64.max), .max]
+    let signed: [Int64] = [0, -1, 1, -64, 64, .min, .max]
+    var writer = ByteWriter()
+    for value in unsigned { writer.writeVarint(value) }
+    for value in signed { writer.writeSignedVarint(value) }
+    writer.writeInt(-5)
+    #expect(writer.bytes.prefix(4) == [0, 1, 127, 0x80])
+    try writer.bytes.withUnsafeBytes { buffer throws in
+      var reader = ByteReader(buffer, origin: 0)
+      for value in unsigned { #expect(try reader.readVarint() == value) }
+      for value in signed { #expect(try reader.readSignedVarint() == value) }
+      #expect(try reader.readInt() == -5)
+      #expect(reader.isAtEnd)
+    }
+  }
+
+  @Test func malformedPrimitivesThrowInsteadOfTrapping() {
+    let cases: [[UInt8]] = [
+      [0x80],  // a varint cut short
+      [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],  // more than 64 bits
+      [0xFF, 0xFF, 0x03],  // a count larger than what is left
+    ]
+    for bytes in cases {
+      bytes.withUnsafeBytes { buffer in
+        var reader = ByteReader(buffer, origin: 100)
+        #expect(throws: FormatError.self) {
+          _ = try reader.readVarint()
+          _ = try reader.readCount()
+        }
+      }
+    }
+  }
+
+  @Test func theHeaderStartsWithTheMagicAndVersion() throws {
+    let header = try BinaryStoreHeader.encode(schema: TestSchema.schema)
+    #expect(Array(header.prefix(8)) == BinaryFormat.magic)
+    #expect(header[8] == 1 && header[9] == 0)
+    let decoded = try header.withUnsafeBytes { try BinaryStoreHeader.decode($0) }
+    #expect(decoded.schema == TestSchema.schema)
+    #expect(decoded.byteCount == header.count)
+  }
+
+  @Test func aSeedLikeObjectTakesAboutThirtyFiveBytes() throws {
+    let boxes = (UInt64(1)...1_000).map { number -> ObjectSnapshot in
+      var item = TestSchema.item(number)
+      item.values = [
+        .uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, UInt8(number % 256)))),
+        .string("Box \(number)"),
+        .string("Sed ut perspiciatis unde omnis iste natus error sit voluptatem \(number)"),
+        .date(Date(timeIntervalSince1970: 1_700_000_000 + Double(number))),
+        .reference(ObjectID(rawValue: number / 10)), .references([]),
+      ]
+      return item
+    }
+    let record = try RecordWriter.encodeSnapshot(boxes, nextObjectNumber: 1_001)
+    #expect(record.objectBytes / record.objectCount <= 36)
+  }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// A crash while appending leaves a torn tail that open cuts off; any other damage is an
+/// error naming the file, and the file is left as it was.
+@Suite struct BinaryStoreRecoveryTests {
+  @Test func aTornLastRecordOpensAtTheLastCompleteSave() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    recorded.store.close()
+    let original = try fileBytes(recorded.url)
+    let lastStart = recorded.ends[recorded.ends.count - 2]
+    let copy = directory.file("cut")
+    for cut in lastStart..<original.count {
+      try writeFile(copy, original[..<cut])
+      #expect(
+        try openAndLoad(copy).get() == recorded.states[recorded.states.count - 2],
+        "cut at \(cut)")
+      #expect(fileLength(copy) == lastStart, "the torn tail is cut off")
+    }
+    try writeFile(copy, original.dropLast(3))
+    let store = BinaryStore(url: copy)
+    try store.open(schema: TestSchema.schema)
+    let recovery = try #require(store.statistics.recovery)
+    #expect(recovery.contains("torn tail of \(original.count - 3 - lastStart) bytes"))
+    store.close()
+  }
+
+  @Test func aFileCutAnywhereOpensAtTheLastSaveItHoldsWhole() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    recorded.store.close()
+    let original = try fileBytes(recorded.url)
+    let headerEnd = recorded.ends[0]
+    let copy = directory.file("cut")
+    for cut in stride(from: 0, to: original.count, by: 7) {
+      try writeFile(copy, original[..<cut])
+      let result = openAndLoad(copy)
+      if cut < headerEnd {
+        #expect(result.failure?.code == .corruptStore, "cut at \(cut) inside the header")
+        #expect(try fileBytes(copy) == Array(original[..<cut]), "the file is untouched")
+      } else {
+        let saves = recorded.ends.lastIndex { $0 <= cut } ?? 0
+        #expect(try result.get() == recorded.states[saves], "cut at \(cut)")
+        #expect(fileLength(copy) == recorded.ends[saves])
+      }
+    }
+  }
+
+  @Test func aFlippedBitAnywhereIsDamageNeverAWrongGraph() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    recorded.store.close()
+    let original = try fileBytes(recorded.url)
+    let final = try #require(recorded.states.last)
+    let copy = directory.file("flipped")
+    let headerEnd = recorded.ends[0]
+    // Every byte of every record, one in three bytes of the header (mostly schema text).
+    let offsets = Array(stride(from: 0, to: headerEnd, by: 3)) + Array(headerEnd..<original.count)
+    for offset in offsets {
+      var damaged = original
+      damaged[offset] ^= 1 << UInt8(offset % 8)
+      try writeFile(copy, damaged)
+      switch openAndLoad(copy) {
+      case .success(let contents):
+        #expect(contents == final, "bit flipped at \(offset): opened, so nothing may be lost")
+      case .failure(let error):
+        #expect(
+          [.corruptStore, .unsupportedFormat].contains(error.code), "bit flipped at \(offset)")
+        #expect(error.file == copy && error.message.contains(copy.path))
+        #expect(try fileBytes(copy) == damaged, "the damaged file is left untouched")
+      }
+    }
+  }
+
+  @Test func aForgedRecordWithValidChecksumsIsRefusedOrReadNeverACrash() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    recorded.store.close()
+    let original = try fileBytes(recorded.url)
+    let copy = directory.file("forged")
+    var outcomes = (opened: 0, refused: 0)
+    // Rewrite payload bytes of every record and fix the checksum, so that only the decoder's
+    // own checks stand between the bytes and the graph.
+    for record in 0..<recorded.ends.count - 1 {
+      let start = recorded.ends[record]
+      let payload = (start + BinaryFormat.frameHeaderSize)..<(recorded.ends[record + 1] - 4)
+      for offset in payload {
+        for replacement in Set([0, 0xFF, 0x80, original[offset] ^ 1, original[offset] &+ 1]) {
+          var forged = original
+          forged[offset] = replacement
+          let checksum = forged.withUnsafeBytes {
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[payload]))
+          }
+          withUnsafeBytes(of: checksum.littleEndian) {
+            forged.replaceSubrange(payload.upperBound..<payload.upperBound + 4, with: $0)
+          }
+          try writeFile(copy, forged)
+          switch openAndLoad(copy) {
+          case .success: outcomes.opened += 1
+          case .failure(let error):
+            outcomes.refused += 1
+            #expect(error.code == .corruptStore && error.file == copy)
+          }
+        }
+      }
+    }
+    #expect(outcomes.refused > 0)
+  }
+
+  @Test func aDamagedEarlierRecordIsReportedWithItsOffset() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    recorded.store.close()
+    var bytes = try fileBytes(recorded.url)
+    let secondRecord = recorded.ends[1]
+    bytes[secondRecord + 10] ^= 0x40
+    try writeFile(recorded.url, bytes)
+    let error = try #require(openAndLoad(recorded.url).failure)
+    #expect(error.code == .corruptStore)
+    #expect(error.message.contains("checksum mismatch"))
+    #expect(error.message.contains("byte offset \(secondRecord)"))
+    #expect(try fileBytes(recorded.url) == bytes)
+  }
+
+  @Test func zeroBytesAppendedByACrashAreATornTail() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    recorded.store.close()
+    let original = try fileBytes(recorded.url)
+    // The size grew but the data never reached the disk.
+    try writeFile(recorded.url, original + [UInt8](repeating: 0, count: 100))
+    #expect(try openAndLoad(recorded.url).get() == recorded.states.last)
+    #expect(fileLength(recorded.url) == original.count)
+    let store = BinaryStore(url: recorded.url)
+    try store.open(schema: TestSchema.schema)
+    #expect(store.statistics.recovery == nil, "the second open finds a whole file")
+    store.close()
+  }
+
+  @Test func aLastRecordWithUnwrittenBlocksIsATornTail() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    // A last record that spans a block boundary.
+    let long = String(repeating: "x", count: 3 * BinaryFormat.fileSystemBlockSize)
+    try recorded.save(
+      Changeset(
+        updated: [
+          ObjectUpdate(
+            id: ObjectID(rawValue: 1), entity: TestSchema.item,
+            changes: [PropertyChange(property: TestSchema.title, kind: .set(.string(long)))])
+        ], nextObjectNumber: 9))
+    recorded.store.close()
+    var bytes = try fileBytes(recorded.url)
+    let lastStart = recorded.ends[recorded.ends.count - 2]
+    let blockSize = BinaryFormat.fileSystemBlockSize
+    let boundary = (lastStart / blockSize + 1) * blockSize
+    try #require(boundary < bytes.count)
+    for index in boundary..<bytes.count { bytes[index] = 0 }
+    try writeFile(recorded.url, bytes)
+    #expect(try openAndLoad(recorded.url).get() == recorded.states[recorded.states.count - 2])
+    #expect(fileLength(recorded.url) == lastStart)
+  }
+}
+
+extension Result {
+  /// The error, if the result is a failure.
+  var failure: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
+  }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A fresh directory under the system's temporary directory, removed when released.
+final class TemporaryDirectory: Sendable {
+  /// The directory.
+  let url: URL
+
+  /// Creates a unique empty directory.
+  init() throws {
+    url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("ObjectGraphTests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  deinit {
+    try? FileManager.default.removeItem(at: url)
+  }
+
+  /// A path in the directory.
+  func file(_ name: String) -> URL {
+    url.appendingPathComponent(name)
+  }
+
+  /// The names of the files in the directory.
+  var fileNames: [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
+  }
+}
