@@ -42,7 +42,7 @@ import Testing
     var parent = root
     for _ in 0..<100_000 { parent = Box(title: "", parent: parent) }
     try stack.context.save()
-    weak var deepest = parent
+    weak let deepest = parent
     stack.context.delete(root)
     #expect(try stack.context.fetchCount(FetchDescriptor<Box>()) == 0)
     try stack.context.save()

@@ -132,11 +132,12 @@ import Testing
 
   @Test func anObserverMayCancelItselfOrChangeTheContextDuringDelivery() throws {
     let (stack, inbox) = try savedInbox()
-    var selfCancelling: ObservationToken?
+    final class Holder { var token: ObservationToken? }
+    let holder = Holder()
     var calls = 0
-    selfCancelling = stack.context.observeChanges { _ in
+    holder.token = stack.context.observeChanges { _ in
       calls += 1
-      selfCancelling = nil
+      holder.token = nil  // the observer drops itself
     }
     var mutated = false
     let mutating = stack.context.observeChanges { _ in
