@@ -10,22 +10,55 @@ let allModels: [ManagedObject.Type] = [
   Loan.self, Pet.self, Sample.self,
 ]
 
-/// A container over a fresh (or given) in-memory store, with its own context.
+/// The stores every end-to-end test runs on.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case memory
+  case binary
+
+  var testDescription: String { rawValue }
+}
+
+/// A container over a fresh (or given) store, with its own context.
 struct Stack {
-  let store: InMemoryStore
+  let kind: StoreKind
+  let store: any PersistentStore
   let container: ObjectContainer
   let context: ObjectContext
+  /// Where a binary store's file lives; kept alive (and removed) with the stack.
+  let directory: TemporaryDirectory?
 
-  init(store: InMemoryStore = InMemoryStore()) throws {
-    self.store = store
+  init(_ kind: StoreKind = .memory) throws {
+    let directory = kind == .binary ? try TemporaryDirectory() : nil
+    try self.init(kind: kind, directory: directory, memoryStore: InMemoryStore())
+  }
+
+  init(store: InMemoryStore) throws {
+    try self.init(kind: .memory, directory: nil, memoryStore: store)
+  }
+
+  private init(kind: StoreKind, directory: TemporaryDirectory?, memoryStore: InMemoryStore)
+    throws
+  {
+    self.kind = kind
+    self.directory = directory
+    if let directory {
+      store = BinaryStore(url: directory.file("store.ogstore"))
+    } else {
+      store = memoryStore
+    }
     container = try ObjectContainer(for: allModels, store: store)
     context = try ObjectContext(container)
   }
 
-  /// A new container and context over the same store: what a relaunch sees.
+  /// A new container and context over the same data: what a relaunch sees.
   func reopened() throws -> Stack {
     container.close()
-    return try Stack(store: store)
+    switch kind {
+    case .memory:
+      return try Stack(kind: .memory, directory: nil, memoryStore: store as! InMemoryStore)
+    case .binary:
+      return try Stack(kind: .binary, directory: directory, memoryStore: InMemoryStore())
+    }
   }
 }
 
@@ -40,9 +73,13 @@ func observes(_ read: () -> Void, change: () throws -> Void) rethrows -> Bool {
 
 /// Records every changeset a store is handed.
 final class RecordingStore: PersistentStore, @unchecked Sendable {
-  let base = InMemoryStore()
+  let base: any PersistentStore
   private let saved = LockedBox<[Changeset]>([])
   var changesets: [Changeset] { saved.withLock { $0 } }
+
+  init(base: any PersistentStore = InMemoryStore()) {
+    self.base = base
+  }
 
   func open(schema: Schema) throws { try base.open(schema: schema) }
   func load() throws -> StoreContents { try base.load() }
