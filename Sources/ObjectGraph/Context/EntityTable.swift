@@ -4,7 +4,9 @@ final class EntityTable {
   let model: EntityModel
   /// The entity's position in the container's ``Schema``.
   let entityIndex: Int
-  private(set) var objects: [ObjectIdentifier: ManagedObject] = [:]
+  /// The live objects, in no particular order; each knows its position (`tableIndex`), so
+  /// adding and removing cost O(1) with no hashing.
+  private(set) var objects: [ManagedObject] = []
   /// Indexes of unique and indexed attributes, by property number.
   private(set) var attributeIndexes: [Int: ValueIndex<PersistentValue>] = [:]
   /// Indexes of to-one relationships, by property number. For a to-one relationship whose
@@ -40,24 +42,41 @@ final class EntityTable {
 
   var count: Int { objects.count }
 
-  func contains(_ object: ManagedObject) -> Bool { objects[ObjectIdentifier(object)] != nil }
+  func contains(_ object: ManagedObject) -> Bool {
+    let position = object.tableIndex
+    return position >= 0 && position < objects.count && objects[position] === object
+  }
+
+  /// Makes room for `count` more objects.
+  func reserveCapacity(_ count: Int) {
+    objects.reserveCapacity(objects.count + count)
+    for property in attributeIndexes.keys { attributeIndexes[property]!.reserveCapacity(count) }
+  }
 
   /// Adds a live object and indexes it.
   func add(_ object: ManagedObject) {
-    objects[ObjectIdentifier(object)] = object
+    object.tableIndex = objects.count
+    objects.append(object)
     for property in indexedProperties { index(object, property, object.slots[property]) }
   }
 
   /// Removes an object and its index entries.
   func remove(_ object: ManagedObject) {
-    guard objects.removeValue(forKey: ObjectIdentifier(object)) != nil else { return }
+    guard contains(object) else { return }
+    let position = object.tableIndex
+    let last = objects.removeLast()
+    if last !== object {
+      objects[position] = last
+      last.tableIndex = position
+    }
+    object.tableIndex = -1
     for property in indexedProperties { unindex(object, property, object.slots[property]) }
   }
 
   /// Moves a live object's index entry for one property from its old to its new value.
   func update(_ object: ManagedObject, _ property: Int, from old: Slot, to new: Slot) {
     guard attributeIndexes[property] != nil || toOneIndexes[property] != nil,
-      objects[ObjectIdentifier(object)] != nil
+      contains(object)
     else { return }
     unindex(object, property, old)
     index(object, property, new)

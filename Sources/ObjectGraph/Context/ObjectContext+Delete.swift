@@ -121,7 +121,7 @@ extension ObjectContext {
           && models.contains(ObjectIdentifier(relationship.destination))
       }
       if oneWay.isEmpty { continue }
-      for object in table.objects.values {
+      for object in table.objects {
         for property in oneWay {
           let current = object.slots[property.index].objects
           guard current.contains(where: { doomed.contains(ObjectIdentifier($0)) }) else {

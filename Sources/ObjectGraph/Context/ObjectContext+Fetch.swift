@@ -38,7 +38,7 @@ extension ObjectContext {
   private func matches<T: ManagedObject>(of predicate: Predicate<T>?, in table: EntityTable)
     throws -> [T]
   {
-    let candidates = indexedCandidates(for: predicate, in: table) ?? Array(table.objects.values)
+    let candidates = indexedCandidates(for: predicate, in: table) ?? table.objects
     var results: [T] = []
     results.reserveCapacity(candidates.count)
     for candidate in candidates {

@@ -224,6 +224,11 @@ public final class ObjectContext {
     var loaded: [(ManagedObject, ObjectSnapshot)] = []
     loaded.reserveCapacity(contents.objects.count)
     registered.reserveCapacity(contents.objects.count)
+    var counts = [Int](repeating: 0, count: tables.count)
+    for snapshot in contents.objects where counts.indices.contains(snapshot.entity) {
+      counts[snapshot.entity] += 1
+    }
+    for (table, count) in zip(tables, counts) { table.reserveCapacity(count) }
     try state.run(.materialize, model: nil) {
       for snapshot in contents.objects {
         guard tables.indices.contains(snapshot.entity) else {

@@ -13,6 +13,10 @@ struct ValueIndex<Key: Hashable> {
 
   private var buckets: [Key: Bucket] = [:]
 
+  mutating func reserveCapacity(_ count: Int) {
+    buckets.reserveCapacity(buckets.count + count)
+  }
+
   /// The objects holding `key`.
   ///
   /// - Complexity: O(*m*) in the objects holding it.

@@ -31,21 +31,40 @@ public struct Attribute<Value> {
 
   /// Declares an attribute with a default value and options.
   public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOption...) {
+    index = Self.register(wrappedValue, options)
+  }
+
+  /// Declares an attribute with a default value and one option (`@Attribute(.unique)`);
+  /// spares the array a variadic list allocates for every object.
+  public init(wrappedValue: @autoclosure @escaping () -> Value, _ option: AttributeOption) {
+    index = Self.register(wrappedValue, CollectionOfOne(option))
+  }
+
+  /// Declares an attribute with a default value (`@Attribute var title = ""`).
+  public init(wrappedValue: @autoclosure @escaping () -> Value) {
+    index = Self.register(wrappedValue, EmptyCollection())
+  }
+
+  private static func register(
+    _ makeDefault: @escaping () -> Value, _ options: some Collection<AttributeOption>
+  ) -> Int32 {
     let state = ModelBuildState.current
-    let codec = state.mode == .describe ? AttributeCodec.make(for: Value.self) : nil
     let slot: Slot
-    if state.mode == .materialize || (state.mode == .describe && codec == nil) {
-      // Loading sets every slot; a type that cannot be persisted is reported by the schema.
-      slot = .value(.null)
-    } else if Value.self == UUID.self, state.mode == .create {
-      slot = .deferred(DeferredDefault { AttributeCodec.encode(wrappedValue()) })
-    } else {
-      slot = .value(AttributeCodec.encode(state.evaluateDefault(wrappedValue)))
+    switch state.mode {
+    case .materialize:
+      slot = .value(.null)  // loading sets every slot
+    case .create where Value.self == UUID.self:
+      slot = .deferred(DeferredDefault { AttributeCodec.encode(makeDefault()) })
+    case .create:
+      slot = .value(AttributeCodec.encode(state.evaluateDefault(makeDefault)))
+    case .describe:
+      let codec = AttributeCodec.make(for: Value.self)
+      // A type that cannot be persisted is reported by the schema, not here.
+      slot = .value(codec == nil ? .null : AttributeCodec.encode(state.evaluateDefault(makeDefault)))
+      state.blueprints.append(
+        .attribute(AttributeBlueprint(valueType: Value.self, options: Array(options), codec: codec)))
     }
-    index = state.append(
-      slot,
-      blueprint: .attribute(
-        AttributeBlueprint(valueType: Value.self, options: options, codec: codec)))
+    return state.append(slot)
   }
 
   @available(*, unavailable, message: "@Attribute is only available on ManagedObject subclasses")

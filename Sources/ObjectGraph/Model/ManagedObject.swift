@@ -43,6 +43,8 @@ open class ManagedObject: Observable, Hashable {
   /// type is resilient, so an optional of it costs a value-witness call per check).
   final var observation: ObservationBox?
   final var lifecycle: Lifecycle = .detached
+  /// The object's position in its context's ``EntityTable``, -1 when in none.
+  final var tableIndex = -1
 
   /// Where an object stands with its context.
   enum Lifecycle: UInt8 {

@@ -29,7 +29,7 @@ final class ModelBuildState {
   var mode: Mode = .create
   /// Slots of the objects being initialized on this thread; the current object's start at
   /// `frameStart` (an object created by a default value gets a frame above its owner's).
-  var slots: ContiguousArray<Slot> = []
+  var slots = SlotStack()
   var frameStart = 0
   var blueprints: [PropertyBlueprint] = []
   /// The model handed to the object being materialized or described, if known.
@@ -63,11 +63,11 @@ final class ModelBuildState {
     return key
   }()
 
-  /// Appends a wrapper's slot and returns its property number.
+  /// Appends a wrapper's slot and returns its property number. Wrappers add their
+  /// blueprint to ``blueprints`` themselves, in describe mode only.
   @usableFromInline
-  func append(_ slot: Slot, blueprint: @autoclosure () -> PropertyBlueprint) -> Int32 {
-    if mode == .describe { blueprints.append(blueprint()) }
-    slots.append(slot)
+  func append(_ slot: Slot) -> Int32 {
+    slots.push(slot)
     return Int32(slots.count - 1 - frameStart)
   }
 
@@ -114,14 +114,7 @@ final class ModelBuildState {
   func takeFrame(for type: ManagedObject.Type) -> (
     slots: UnsafeMutablePointer<Slot>, count: Int, model: EntityModel?, mode: Mode
   ) {
-    let count = slots.count - frameStart
-    let storage = UnsafeMutablePointer<Slot>.allocate(capacity: max(count, 1))
-    if count > 0 {
-      slots.withUnsafeBufferPointer { buffer in
-        storage.initialize(from: buffer.baseAddress! + frameStart, count: count)
-      }
-    }
-    slots.removeSubrange(frameStart...)
+    let (storage, count) = slots.popFrame(from: frameStart)
     var frameModel = model
     if frameModel == nil, mode != .describe, let lastModel, lastModel.type == type {
       frameModel = lastModel

@@ -48,26 +48,32 @@ public struct Relationship<Value: RelationshipValue> {
     deleteRule: DeleteRule = .nullify, inverse: KeyPath<Destination, Inverse>,
     minimumModelCount: Int? = nil, maximumModelCount: Int? = nil
   ) {
+    // The probe is a closure (an allocation): made only when the class is described.
+    let isDescribing = ModelBuildState.current.mode == .describe
     index = Self.register(
       deleteRule: deleteRule, minimum: minimumModelCount, maximum: maximumModelCount,
       inverseRoot: Destination.self,
-      inverseProbe: { object in
-        if let object = object as? Destination { _ = object[keyPath: inverse] }
-      })
+      inverseProbe: !isDescribing
+        ? nil
+        : { object in
+          if let object = object as? Destination { _ = object[keyPath: inverse] }
+        })
   }
 
   private static func register(
     deleteRule: DeleteRule, minimum: Int?, maximum: Int?, inverseRoot: ManagedObject.Type?,
     inverseProbe: ((ManagedObject) -> Void)?
   ) -> Int32 {
-    let slot: Slot = Value.isToMany ? .toMany([]) : .toOne(nil)
-    return ModelBuildState.current.append(
-      slot,
-      blueprint: .relationship(
-        RelationshipBlueprint(
-          destination: Value.destinationType, isToMany: Value.isToMany, deleteRule: deleteRule,
-          minimumCount: minimum, maximumCount: maximum, inverseRoot: inverseRoot,
-          inverseProbe: inverseProbe, destinationObjectID: \Value.Destination.objectID)))
+    let state = ModelBuildState.current
+    if state.mode == .describe {
+      state.blueprints.append(
+        .relationship(
+          RelationshipBlueprint(
+            destination: Value.destinationType, isToMany: Value.isToMany, deleteRule: deleteRule,
+            minimumCount: minimum, maximumCount: maximum, inverseRoot: inverseRoot,
+            inverseProbe: inverseProbe, destinationObjectID: \Value.Destination.objectID)))
+    }
+    return state.append(Value.isToMany ? .toMany([]) : .toOne(nil))
   }
 
   @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
