@@ -5,8 +5,12 @@ import ObjectGraph
 @MainActor
 enum Cases {
   static func all(roots: Int) -> [MicroBenchmark] {
-    identity() + objects(roots: roots) + attributes(roots: roots)
-      + relationships(roots: roots) + fetches(roots: roots) + persistence(roots: roots)
+    let groups: [[MicroBenchmark]] = [
+      identity(), objects(roots: roots), attributes(roots: roots),
+      relationships(roots: roots), fetches(roots: roots), persistence(roots: roots),
+      notifications(),
+    ]
+    return groups.flatMap { $0 }
   }
 
   // MARK: Identity and creation

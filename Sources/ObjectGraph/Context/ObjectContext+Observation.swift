@@ -132,6 +132,14 @@ extension ObjectContext {
     for (id, observer) in observers.changeObservers where observers.contains(id) {
       observer.deliver(changes, delivered, in: self)
     }
+    if !observers.objectObservers.isEmpty {
+      for object in changes.updated + changes.deleted {
+        for (id, observer) in observers.observers(of: ObjectIdentifier(object))
+        where observers.contains(id) {
+          observer.deliver(delivered)
+        }
+      }
+    }
     NotificationCenter.default.post(
       name: .objectContextObjectsDidChange, object: self,
       userInfo: [

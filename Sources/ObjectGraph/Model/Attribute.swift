@@ -60,9 +60,11 @@ public struct Attribute<Value> {
     case .describe:
       let codec = AttributeCodec.make(for: Value.self)
       // A type that cannot be persisted is reported by the schema, not here.
-      slot = .value(codec == nil ? .null : AttributeCodec.encode(state.evaluateDefault(makeDefault)))
+      slot = .value(
+        codec == nil ? .null : AttributeCodec.encode(state.evaluateDefault(makeDefault)))
       state.blueprints.append(
-        .attribute(AttributeBlueprint(valueType: Value.self, options: Array(options), codec: codec)))
+        .attribute(AttributeBlueprint(valueType: Value.self, options: Array(options), codec: codec))
+      )
     }
     return state.append(slot)
   }

@@ -9,6 +9,11 @@ struct ContextObservers {
   private var nextID = 0
   private(set) var changeObservers: [(id: Int, observer: any ContextObserver)] = []
   private(set) var saveObservers: [(id: Int, handler: (SaveEvent) -> Void)] = []
+  /// Object observers by observed object, so a delivery costs the changed objects, not
+  /// every observer.
+  private(set) var objectObservers: [ObjectIdentifier: [(id: Int, observer: ObjectObserver)]] =
+    [:]
+  private var observedObjects: [Int: ObjectIdentifier] = [:]
   /// Live queries by entity, held weakly: a live query unregisters itself when released.
   private(set) var liveQueries: [ObjectIdentifier: [Int: LiveQueryReference]] = [:]
 
@@ -16,6 +21,19 @@ struct ContextObservers {
     nextID += 1
     changeObservers.append((nextID, observer))
     return nextID
+  }
+
+  mutating func add(_ observer: ObjectObserver) -> Int {
+    nextID += 1
+    let object = ObjectIdentifier(observer.object)
+    objectObservers[object, default: []].append((nextID, observer))
+    observedObjects[nextID] = object
+    return nextID
+  }
+
+  /// The observers of one object.
+  func observers(of object: ObjectIdentifier) -> [(id: Int, observer: ObjectObserver)] {
+    objectObservers[object] ?? []
   }
 
   mutating func addSaveObserver(_ handler: @escaping (SaveEvent) -> Void) -> Int {
@@ -31,6 +49,11 @@ struct ContextObservers {
   }
 
   mutating func remove(_ id: Int) {
+    if let object = observedObjects.removeValue(forKey: id) {
+      objectObservers[object]?.removeAll { $0.id == id }
+      if objectObservers[object]?.isEmpty == true { objectObservers[object] = nil }
+      return
+    }
     changeObservers.removeAll { $0.id == id }
     saveObservers.removeAll { $0.id == id }
     for key in liveQueries.keys {
@@ -40,7 +63,8 @@ struct ContextObservers {
   }
 
   func contains(_ id: Int) -> Bool {
-    changeObservers.contains { $0.id == id } || saveObservers.contains { $0.id == id }
+    observedObjects[id] != nil || changeObservers.contains { $0.id == id }
+      || saveObservers.contains { $0.id == id }
   }
 
   var hasLiveQueries: Bool { !liveQueries.isEmpty }
@@ -84,7 +108,7 @@ final class StreamObserver: ContextObserver {
 }
 
 /// Observes chosen properties of one object.
-final class ObjectObserver: ContextObserver {
+final class ObjectObserver {
   let object: ManagedObject
   let properties: Set<Int>?
   let handler: (ObjectChange) -> Void
@@ -95,9 +119,7 @@ final class ObjectObserver: ContextObserver {
     self.handler = handler
   }
 
-  func deliver(
-    _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext
-  ) {
+  func deliver(_ pending: PendingChanges) {
     let id = ObjectIdentifier(object)
     if pending.deleted[id] != nil {
       handler(ObjectChange(object: object, changedKeys: [], isDeleted: true))

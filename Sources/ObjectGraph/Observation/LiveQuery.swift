@@ -34,7 +34,8 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
   /// The results at the last delivery, in order, within the descriptor's offset and limit.
   public var results: [T] {
     registrar.access(self, keyPath: \.results)
-    return delivered
+    // Every element is a `T` (checked when it entered); arrays of classes share a layout.
+    return unsafeBitCast(delivered, to: [T].self)
   }
 
   /// The difference between the previous and the current ``results``.
@@ -42,19 +43,22 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
 
   private let context: ObjectContext
   private let descriptor: FetchDescriptor<T>
-  private var delivered: [T]
-  /// Every matching object in order, except the touched ones awaiting the next delivery.
-  private var matching: [ManagedObject]
-  /// Objects taken out since the last delivery, with their index in the delivered order.
+  /// Every matching object, in order, as at the last delivery. Changed only while
+  /// refreshing, so between deliveries it is sorted and shared with ``delivered``.
+  private var sorted: [ManagedObject]
+  private var members: Set<ObjectIdentifier>
+  /// The window of `sorted` given out as ``results``.
+  private var delivered: [ManagedObject]
+  /// Objects touched since the last delivery, with their index in `sorted` then.
   private var touched: [ObjectIdentifier: (object: ManagedObject, oldIndex: Int?)] = [:]
-  private var matchingMembers: Set<ObjectIdentifier>
-  /// Every matching object at the last delivery (before offset and limit).
-  private var deliveredAll: [ManagedObject]
-  private var deliveredMembers: Set<ObjectIdentifier>
   private var handlers: [(id: Int, handler: (ListChange) -> Void)] = []
   private var nextHandlerID = 0
   private var registrationID = 0
   private let registrar = ObservationRegistrar()
+
+  private var isWindowed: Bool {
+    descriptor.fetchLimit != nil || (descriptor.fetchOffset ?? 0) != 0
+  }
 
   init(context: ObjectContext, descriptor: FetchDescriptor<T>) throws {
     self.context = context
@@ -62,12 +66,10 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
     var unlimited = descriptor
     unlimited.fetchLimit = nil
     unlimited.fetchOffset = nil
-    matching = try context.fetch(unlimited)
-    matchingMembers = Set(matching.lazy.map(ObjectIdentifier.init))
-    deliveredAll = matching
-    deliveredMembers = matchingMembers
+    sorted = try context.fetch(unlimited)
+    members = Set(sorted.lazy.map(ObjectIdentifier.init))
     delivered = []
-    delivered = window(of: matching)
+    delivered = window(of: sorted)
     registrationID = context.register(self, for: try context.table(for: T.self).model)
   }
 
@@ -90,11 +92,7 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
   func willTouch(_ object: ManagedObject) {
     let id = ObjectIdentifier(object)
     guard touched[id] == nil else { return }
-    let oldIndex = deliveredMembers.contains(id) ? position(of: object, in: deliveredAll) : nil
-    if matchingMembers.remove(id) != nil, let index = position(of: object, in: matching) {
-      matching.remove(at: index)
-    }
-    touched[id] = (object, oldIndex)
+    touched[id] = (object, members.contains(id) ? position(of: object, in: sorted) : nil)
   }
 
   func refresh(_ pending: PendingChanges) {
@@ -103,27 +101,29 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
       ($0.object.storedObjectID?.rawValue ?? .max) < ($1.object.storedObjectID?.rawValue ?? .max)
     }
     touched = [:]
-    for entry in entries where isMatch(entry.object) {
-      matching.insert(entry.object, at: insertionIndex(of: entry.object, in: matching))
-      matchingMembers.insert(ObjectIdentifier(entry.object))
+    let oldWindow = isWindowed ? delivered : []
+    delivered = []  // let `sorted` change in place
+    for index in entries.compactMap(\.oldIndex).sorted(by: >) {
+      members.remove(ObjectIdentifier(sorted.remove(at: index)))
     }
-    let old = deliveredAll
-    deliveredAll = matching
-    deliveredMembers = matchingMembers
+    for entry in entries where isMatch(entry.object) {
+      sorted.insert(entry.object, at: insertionIndex(of: entry.object, in: sorted))
+      members.insert(ObjectIdentifier(entry.object))
+    }
     let change: ListChange
-    if descriptor.fetchLimit == nil, (descriptor.fetchOffset ?? 0) == 0 {
-      change = difference(entries, pending)
-    } else {
+    if isWindowed {
       change = ListChange.between(
-        window(of: old).map(ObjectIdentifier.init), window(of: matching).map(ObjectIdentifier.init),
+        oldWindow.map(ObjectIdentifier.init), window(of: sorted).map(ObjectIdentifier.init),
         updated: Set(
           entries.lazy.map { ObjectIdentifier($0.object) }.filter { pending.updated[$0] != nil }))
+    } else {
+      change = difference(entries, pending)
+    }
+    registrar.withMutation(of: self, keyPath: \.results) {
+      delivered = window(of: sorted)
+      if !change.isEmpty { lastChange = change }
     }
     guard !change.isEmpty else { return }
-    registrar.withMutation(of: self, keyPath: \.results) {
-      delivered = window(of: matching)
-      lastChange = change
-    }
     for (_, handler) in handlers { handler(change) }
   }
 
@@ -139,8 +139,8 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
     var newTouched: [Int] = []
     for entry in entries {
       let newIndex =
-        matchingMembers.contains(ObjectIdentifier(entry.object))
-        ? position(of: entry.object, in: matching) : nil
+        members.contains(ObjectIdentifier(entry.object))
+        ? position(of: entry.object, in: sorted) : nil
       if let oldIndex = entry.oldIndex { oldTouched.append(oldIndex) }
       if let newIndex { newTouched.append(newIndex) }
       switch (entry.oldIndex, newIndex) {
@@ -229,9 +229,11 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
     return low
   }
 
-  private func window(of list: [ManagedObject]) -> [T] {
+  private func window(of list: [ManagedObject]) -> [ManagedObject] {
+    guard isWindowed else { return list }
     let offset = min(max(descriptor.fetchOffset ?? 0, 0), list.count)
     let end = descriptor.fetchLimit.map { min(offset + max($0, 0), list.count) } ?? list.count
-    return list[offset..<end].map { unsafeDowncast($0, to: T.self) }
+    return Array(list[offset..<end])
   }
+
 }
