@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "objectgraph-demo", targets: ["ObjectGraphDemo"]),
         .executable(name: "seedbench", targets: ["seedbench"]),
         .executable(name: "microbench", targets: ["microbench"]),
+        .executable(name: "objectgraph", targets: ["objectgraph"]),
     ],
     targets: [
         .target(name: "ObjectGraph"),
@@ -27,7 +28,11 @@ let package = Package(
                             ]
                         }, .when(platforms: [.linux]))
             ]),
+        .target(name: "ObjectGraphInspector", dependencies: ["ObjectGraph"]),
+        .executableTarget(name: "objectgraph", dependencies: ["ObjectGraphInspector"]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
+        .testTarget(
+            name: "ObjectGraphInspectorTests", dependencies: ["ObjectGraphInspector", "ObjectGraph"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -42,13 +42,6 @@ public final class BinaryStore: PersistentStore {
   }
 
   /// What replaying a file found.
-  private struct Replay {
-    var graph = LiveGraph()
-    var records = 0
-    /// Where a torn tail starts, and why it is one.
-    var tornTail: (offset: Int, reason: String)?
-  }
-
   /// The store file.
   public let url: URL
   private let options: BinaryStoreOptions
@@ -249,43 +242,12 @@ public final class BinaryStore: PersistentStore {
   }
 
   /// Applies every record after the header, stopping at the end or at a torn tail.
+  /// Replays a whole file's records (the walk tools use too: ``StoreReplayer``).
   private func replay(_ buffer: UnsafeRawBufferPointer, from start: Int, schema: Schema) throws
-    -> Replay
+    -> StoreReplayer.Outcome
   {
-    let scanner = RecordScanner(file: buffer)
-    let applier = ChangesetApplier(schema: schema)
-    var result = Replay()
-    var offset = start
-    while true {
-      let step = try checked { () throws(FormatError) in try scanner.step(at: offset) }
-      switch step {
-      case .end:
-        return result
-      case .tornTail(let tornOffset, let reason):
-        result.tornTail = (tornOffset, reason)
-        return result
-      case .record(let frame):
-        let payload = UnsafeRawBufferPointer(rebasing: buffer[frame.payload])
-        let decoded = try checked { () throws(FormatError) in
-          try RecordReader.decode(payload, at: frame.payload.lowerBound, schema: schema)
-        }
-        do {
-          switch decoded.record {
-          case .changeset(let changeset):
-            _ = try result.graph.apply(changeset, with: applier)
-          case .snapshot(let objects, let next):
-            try result.graph.replace(with: objects, nextObjectNumber: next)
-          }
-          result.graph.sampleObjectSize(bytes: decoded.objectBytes, count: decoded.objectCount)
-        } catch let error as ObjectGraphError {
-          throw ObjectGraphError(
-            .corruptStore,
-            "\(url.path): the record at byte offset \(frame.offset) does not fit the objects "
-              + "before it: \(error.message)", file: url, underlying: error)
-        }
-        result.records += 1
-        offset = frame.end
-      }
+    try checked { () throws(FormatError) in
+      try StoreReplayer(file: buffer, start: start, schema: schema).replay()
     }
   }
 

@@ -28,7 +28,12 @@ public struct BinaryStoreHeader: Sendable, Hashable {
   public static func read(from url: URL) throws -> BinaryStoreHeader {
     let file = try StoreFile.open(url, mode: .readOnly)
     defer { file.close() }
-    let bytes = try file.readAll()
+    // The fixed prefix says how long the schema is; read just the header.
+    var bytes = try file.readPrefix(BinaryFormat.headerPrefixSize)
+    if bytes.count == BinaryFormat.headerPrefixSize {
+      let schemaCount = bytes[12..<16].reversed().reduce(0) { $0 << 8 | Int($1) }
+      bytes = try file.readPrefix(BinaryFormat.headerPrefixSize + schemaCount + 4)
+    }
     let result = bytes.withUnsafeBytes { buffer in
       Result { () throws(FormatError) in try decode(buffer) }
     }

@@ -83,7 +83,8 @@ final class StoreFile: @unchecked Sendable {
     return StoreFile(url: url, descriptor: descriptor, size: Int(status.st_size), probe: probe)
   }
 
-  /// Takes the exclusive lock on the file, waiting at most a moment.
+  /// Takes the exclusive lock on the file (or, with `exclusive` false, a shared one that
+  /// only conflicts with an exclusive lock), waiting at most a moment.
   ///
   /// The lock belongs to this open file, so a second open of the same file conflicts even in
   /// the same process; it is released by ``close()`` or when the process ends. A lock found
@@ -91,9 +92,9 @@ final class StoreFile: @unchecked Sendable {
   /// its parent's descriptors (and so its locks) between `fork` and `exec`.
   ///
   /// - Throws: ``ObjectGraphError/Code/storeInUse`` when another open file holds it.
-  func lock() throws {
+  func lock(exclusive: Bool = true) throws {
     let deadline = ContinuousClock.now + .milliseconds(50)
-    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+    while flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
       if errno == EINTR { continue }
       if errno == EWOULDBLOCK {
         if ContinuousClock.now < deadline {
@@ -126,7 +127,15 @@ final class StoreFile: @unchecked Sendable {
   /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
   /// - Complexity: O(*n*) in the file's size.
   func readAll() throws -> [UInt8] {
-    let count = size
+    try readPrefix(size)
+  }
+
+  /// The first `maximum` bytes of the file, or all of it if it is shorter.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
+  /// - Complexity: O(*m*) in the bytes read.
+  func readPrefix(_ maximum: Int) throws -> [UInt8] {
+    let count = min(size, maximum)
     return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
       var offset = 0
       while offset < count {

@@ -1,0 +1,99 @@
+/// Walks the records of a whole store file after its header, and replays them into a
+/// ``LiveGraph``, without changing the file.
+///
+/// The walk is the one recovery defines (see ``RecordScanner``): it stops at the end of the
+/// file or at a torn tail, which it reports instead of cutting off, and throws a
+/// ``FormatError`` at the first damaged record or at a record that does not fit the objects
+/// before it. ``BinaryStoreReader`` uses it for tools; ``BinaryStore`` walks the same
+/// scanner, reader and graph when it opens a file.
+struct StoreReplayer {
+  /// A torn tail: where it starts and why it is one.
+  struct TornTail {
+    /// The file offset of the first byte of the tail.
+    var offset: Int
+    /// Why the rest of the file is a torn tail.
+    var reason: String
+  }
+
+  /// What replaying a file found.
+  struct Outcome {
+    /// The live objects after the last complete record.
+    var graph = LiveGraph()
+    /// The number of complete records.
+    var records = 0
+    /// How many of them were snapshot records.
+    var snapshotRecords = 0
+    /// The torn tail the walk stopped at, if any.
+    var tornTail: TornTail?
+  }
+
+  /// The whole file.
+  let file: UnsafeRawBufferPointer
+  /// The file offset of the first record (the header's size).
+  let start: Int
+  /// The schema from the file's header.
+  let schema: Schema
+
+  /// Calls `body` with each complete record, in file order.
+  ///
+  /// - Returns: The torn tail the walk stopped at, or `nil` when it reached the end.
+  /// - Throws: ``FormatError`` at the first damaged record, or what `body` throws.
+  /// - Complexity: O(*n*) in the size of the file.
+  func forEachRecord(
+    _ body: (RecordScanner.Frame, RecordReader.Decoded) throws(FormatError) -> Void
+  ) throws(FormatError) -> TornTail? {
+    let scanner = RecordScanner(file: file)
+    var offset = start
+    while true {
+      switch try scanner.step(at: offset) {
+      case .end:
+        return nil
+      case .tornTail(let tornOffset, let reason):
+        return TornTail(offset: tornOffset, reason: reason)
+      case .record(let frame):
+        let payload = UnsafeRawBufferPointer(rebasing: file[frame.payload])
+        try body(
+          frame, try RecordReader.decode(payload, at: frame.payload.lowerBound, schema: schema))
+        offset = frame.end
+      }
+    }
+  }
+
+  /// Replays every complete record.
+  ///
+  /// - Throws: ``FormatError`` at the first damaged record or at the first record that does
+  ///   not fit the objects before it (an update of an unknown object, an edit out of range,
+  ///   a duplicate id), with the record's offset.
+  /// - Complexity: O(*n*) in the size of the file.
+  func replay() throws(FormatError) -> Outcome {
+    var outcome = Outcome()
+    try replay(into: &outcome)
+    return outcome
+  }
+
+  /// Replays every complete record into `outcome`, which shows how far the replay got when
+  /// it throws.
+  ///
+  /// - Throws: As ``replay()``.
+  func replay(into outcome: inout Outcome) throws(FormatError) {
+    let applier = ChangesetApplier(schema: schema)
+    outcome.tornTail = try forEachRecord { frame, decoded throws(FormatError) in
+      do {
+        switch decoded.record {
+        case .changeset(let changeset):
+          _ = try outcome.graph.apply(changeset, with: applier)
+        case .snapshot(let objects, let next):
+          try outcome.graph.replace(with: objects, nextObjectNumber: next)
+          outcome.snapshotRecords += 1
+        }
+      } catch {
+        let message = (error as? ObjectGraphError)?.message ?? "\(error)"
+        throw FormatError(
+          offset: frame.offset,
+          message: "the record does not fit the objects before it: \(message)")
+      }
+      outcome.graph.sampleObjectSize(bytes: decoded.objectBytes, count: decoded.objectCount)
+      outcome.records += 1
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import ObjectGraph
+
+/// `objectgraph info FILE`: the file's format version, its schema, object counts per entity,
+/// its size against the size of its live data, and the records appended since the last
+/// compaction.
+public struct InfoCommand: InspectorCommand {
+  static let definition = CommandDefinition(
+    name: "info",
+    abstract: "Show the format version, schema, object counts and sizes of a store file.",
+    arguments: [("FILE", "The store file (opened read-only).")], options: [],
+    discussion: """
+      Live data is the exact size the file would have after 'objectgraph compact'. Records
+      are the saves appended since the file was created or last compacted.
+      """)
+
+  /// The path of the store file.
+  public var path: String
+
+  /// Creates the command for the store file at `path`.
+  public init(path: String) {
+    self.path = path
+  }
+
+  init(parsing arguments: ParsedArguments) throws(InspectorError) {
+    self.init(path: arguments.positionals[0])
+  }
+
+  /// Writes the description of the file to `output`.
+  ///
+  /// - Returns: The exit status (0, or an ``InspectorError/Code``'s after writing one line to
+  ///   `errorOutput`).
+  public func run(
+    output: inout some TextOutputStream, errorOutput: inout some TextOutputStream
+  ) -> Int32 {
+    do {
+      try execute(output: &output)
+      return 0
+    } catch {
+      return Inspector.report(error, to: &errorOutput)
+    }
+  }
+
+  private func execute(output: inout some TextOutputStream) throws(InspectorError) {
+    let store = try StoreReader(path: path)
+    defer { store.close() }
+    let replay = try store.replay()
+    let liveBytes = try store.compactedByteCount(of: replay)
+    let schema = store.schema
+    var counts = [Int](repeating: 0, count: schema.entities.count)
+    for object in replay.contents.objects { counts[object.entity] += 1 }
+
+    let changesets = replay.recordCount - replay.snapshotRecordCount
+    output.write(
+      """
+      File:            \(path)
+      Format version:  \(store.header.formatVersion)
+      File size:       \(store.fileBytes) bytes
+      Live data:       \(liveBytes) bytes (the file's size after compaction)
+      Records:         \(replay.recordCount) since the file was created or last compacted \
+      (\(plural(replay.snapshotRecordCount, "snapshot")), \(plural(changesets, "changeset")))
+      Objects:         \(replay.contents.objects.count)
+      Next object id:  \(ObjectID(rawValue: replay.contents.nextObjectNumber))
+
+      """)
+    if let tail = replay.tornTail {
+      output.write(
+        "Torn tail:       \(tail.byteCount) bytes at byte offset \(tail.offset), not counted "
+          + "above: an interrupted save (\(tail.reason)); the app cuts it off when it next "
+          + "opens the store\n")
+    }
+    for (index, entity) in schema.entities.enumerated() {
+      output.write("\n\(entity.name): \(plural(counts[index], "object"))\n")
+      let width = (entity.properties.map(\.name.count).max() ?? 0) + 2
+      let attributes = entity.properties.filter { $0.attribute != nil }
+      let relationships = entity.properties.filter { $0.relationship != nil }
+      if !attributes.isEmpty { output.write("  attributes:\n") }
+      for property in attributes {
+        output.write("    \(padded(property.name, width))\(describe(property.attribute!))\n")
+      }
+      if !relationships.isEmpty { output.write("  relationships:\n") }
+      for property in relationships {
+        output.write("    \(padded(property.name, width))\(describe(property.relationship!))\n")
+      }
+    }
+  }
+
+  private func describe(_ attribute: AttributeDescription) -> String {
+    var parts = [attribute.type.rawValue + (attribute.isOptional ? "?" : "")]
+    if attribute.isUnique { parts.append("unique") }
+    if attribute.isIndexed { parts.append("indexed") }
+    return parts.joined(separator: ", ")
+  }
+
+  private func describe(_ relationship: RelationshipDescription) -> String {
+    var parts = [
+      relationship.isToMany
+        ? "to-many \(relationship.destination), ordered" : "to-one \(relationship.destination)"
+    ]
+    parts.append(relationship.inverse.map { "inverse \($0)" } ?? "no inverse")
+    parts.append("delete rule \(relationship.deleteRule.rawValue)")
+    if let minimum = relationship.minimumCount { parts.append("at least \(minimum)") }
+    if let maximum = relationship.maximumCount { parts.append("at most \(maximum)") }
+    return parts.joined(separator: ", ")
+  }
+
+  private func padded(_ text: String, _ width: Int) -> String {
+    text + String(repeating: " ", count: max(1, width - text.count))
+  }
+
+  private func plural(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+  }
+}
