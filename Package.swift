@@ -5,6 +5,7 @@ let package = Package(
     name: "ObjectGraph",
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "ObjectGraphTesting", targets: ["ObjectGraphTesting"]),
         .executable(name: "objectgraph-demo", targets: ["ObjectGraphDemo"]),
         .executable(name: "seedbench", targets: ["seedbench"]),
         .executable(name: "microbench", targets: ["microbench"]),
@@ -12,6 +13,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "ObjectGraph"),
+        .target(name: "ObjectGraphTesting", dependencies: ["ObjectGraph"]),
         .executableTarget(name: "ObjectGraphDemo", dependencies: ["ObjectGraph"]),
         .executableTarget(name: "seedbench", dependencies: ["ObjectGraph"], path: "Benchmarks/seedbench"),
         .executableTarget(
@@ -30,7 +32,7 @@ let package = Package(
             ]),
         .target(name: "ObjectGraphInspector", dependencies: ["ObjectGraph"]),
         .executableTarget(name: "objectgraph", dependencies: ["ObjectGraphInspector"]),
-        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphTesting"]),
         .testTarget(
             name: "ObjectGraphInspectorTests", dependencies: ["ObjectGraphInspector", "ObjectGraph"]),
     ],

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraphTesting
 import Testing
 
 @testable import ObjectGraph
@@ -120,7 +121,7 @@ import Testing
     let copy = directory.file("compacted-copy")
     try writeFile(copy, try fileBytes(url))
     let store = BinaryStore(url: copy)
-    try store.open(schema: TestSchema.schema)
+    try store.open(schema: ConformanceSchema.schema)
     try store.compact()
     store.close()
     let bytes = try fileBytes(copy)
@@ -132,8 +133,8 @@ import Testing
     Changeset(
       updated: [
         ObjectUpdate(
-          id: ObjectID(rawValue: id), entity: TestSchema.item,
-          changes: [PropertyChange(property: TestSchema.title, kind: .set(.string(title)))])
+          id: ObjectID(rawValue: id), entity: ConformanceSchema.item,
+          changes: [PropertyChange(property: ConformanceSchema.title, kind: .set(.string(title)))])
       ], nextObjectNumber: 9)
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraphTesting
 import Testing
 
 @testable import ObjectGraph
@@ -29,14 +30,16 @@ import Testing
     let directory = try TemporaryDirectory()
     let recorded = try RecordedStore(url: directory.file("store"))
     try recorded.save(
-      Changeset(inserted: (1...5_000).map { TestSchema.item($0) }, nextObjectNumber: 5_001))
+      Changeset(inserted: (1...5_000).map { ConformanceSchema.item($0) }, nextObjectNumber: 5_001))
     let before = fileLength(recorded.url)
     try recorded.save(
       Changeset(
         updated: [
           ObjectUpdate(
-            id: ObjectID(rawValue: 2_500), entity: TestSchema.item,
-            changes: [PropertyChange(property: TestSchema.title, kind: .set(.string("Renamed")))])
+            id: ObjectID(rawValue: 2_500), entity: ConformanceSchema.item,
+            changes: [
+              PropertyChange(property: ConformanceSchema.title, kind: .set(.string("Renamed")))
+            ])
         ], nextObjectNumber: 5_001))
     let growth = fileLength(recorded.url) - before
     #expect(growth <= 40, "a one-title save appended \(growth) bytes")
@@ -48,11 +51,11 @@ import Testing
     try recorded.saveStandardScript()
     let before = try fileBytes(recorded.url)
     let unknown = Changeset(
-      inserted: [TestSchema.item(20)],
+      inserted: [ConformanceSchema.item(20)],
       updated: [
         ObjectUpdate(
-          id: ObjectID(rawValue: 99), entity: TestSchema.item,
-          changes: [PropertyChange(property: TestSchema.title, kind: .set(.string("x")))])
+          id: ObjectID(rawValue: 99), entity: ConformanceSchema.item,
+          changes: [PropertyChange(property: ConformanceSchema.title, kind: .set(.string("x")))])
       ], nextObjectNumber: 100)
     let error = try #require(throws: ObjectGraphError.self) { try recorded.store.save(unknown) }
     #expect(error.code == .corruptStore)
@@ -72,7 +75,7 @@ import Testing
     let before = try fileBytes(recorded.url)
     recorded.probe.failNext(failing)
     let change = Changeset(
-      inserted: [TestSchema.item(30, title: String(repeating: "long ", count: 500))],
+      inserted: [ConformanceSchema.item(30, title: String(repeating: "long ", count: 500))],
       deleted: [ObjectID(rawValue: 4)], nextObjectNumber: 31)
     let error = try #require(throws: ObjectGraphError.self) { try recorded.store.save(change) }
     #expect(error.code == .io)
@@ -88,8 +91,10 @@ import Testing
       Changeset(
         updated: [
           ObjectUpdate(
-            id: ObjectID(rawValue: 3), entity: TestSchema.item,
-            changes: [PropertyChange(property: TestSchema.title, kind: .set(.string("after")))])
+            id: ObjectID(rawValue: 3), entity: ConformanceSchema.item,
+            changes: [
+              PropertyChange(property: ConformanceSchema.title, kind: .set(.string("after")))
+            ])
         ], nextObjectNumber: 9))
     recorded.store.close()
     #expect(try openAndLoad(recorded.url).get() == recorded.states.last)

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraphTesting
 import Testing
 
 @testable import ObjectGraph
@@ -56,7 +57,7 @@ import Testing
     try writeFile(url, bytes)
     let store = BinaryStore(url: url)
     let error = try #require(throws: ObjectGraphError.self) {
-      try store.open(schema: TestSchema.schema)
+      try store.open(schema: ConformanceSchema.schema)
     }
     #expect(error.code == bad.expectedCode)
     #expect(error.file == url)
@@ -66,7 +67,8 @@ import Testing
     #expect(directory.fileNames == ["store"])
     // The failed open left the file unlocked.
     #expect(
-      errorCode { try BinaryStore(url: url).open(schema: TestSchema.schema) } == bad.expectedCode)
+      errorCode { try BinaryStore(url: url).open(schema: ConformanceSchema.schema) }
+        == bad.expectedCode)
   }
 
   @Test func anotherSchemaIsRefusedSayingWhatDiffers() throws {
@@ -75,7 +77,7 @@ import Testing
     try writeFile(url, try validStoreBytes(in: directory))
     let before = try fileBytes(url)
     let error = try #require(throws: ObjectGraphError.self) {
-      try BinaryStore(url: url).open(schema: TestSchema.changedSchema)
+      try BinaryStore(url: url).open(schema: ConformanceSchema.changedSchema)
     }
     #expect(error.code == .schemaMismatch)
     #expect(error.file == url && error.message.contains(url.path))
@@ -88,7 +90,7 @@ import Testing
     let url = directory.file("store")
     try writeFile(url, try validStoreBytes(in: directory))
     let header = try BinaryStoreHeader.read(from: url)
-    #expect(header.schema == TestSchema.schema)
+    #expect(header.schema == ConformanceSchema.schema)
     #expect(header.formatVersion == 1)
     let store = BinaryStore(url: url)
     try store.open(schema: header.schema)
@@ -104,7 +106,7 @@ import Testing
     let directory = try TemporaryDirectory()
     let url = directory.url.appendingPathComponent("missing/store")
     let error = try #require(throws: ObjectGraphError.self) {
-      try BinaryStore(url: url).open(schema: TestSchema.schema)
+      try BinaryStore(url: url).open(schema: ConformanceSchema.schema)
     }
     #expect(error.code == .io)
     #expect(error.message.contains("missing"))
@@ -113,7 +115,7 @@ import Testing
   private func validStoreBytes(in directory: TemporaryDirectory) throws -> [UInt8] {
     let url = directory.file("valid")
     let store = BinaryStore(url: url)
-    try store.open(schema: TestSchema.schema)
+    try store.open(schema: ConformanceSchema.schema)
     try store.save(RecordedStore.standardScript[0])
     store.close()
     defer { try? FileManager.default.removeItem(at: url) }

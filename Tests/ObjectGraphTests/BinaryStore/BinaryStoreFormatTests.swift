@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraphTesting
 import Testing
 
 @testable import ObjectGraph
@@ -52,17 +53,17 @@ import Testing
   }
 
   @Test func theHeaderStartsWithTheMagicAndVersion() throws {
-    let header = try BinaryStoreHeader.encode(schema: TestSchema.schema)
+    let header = try BinaryStoreHeader.encode(schema: ConformanceSchema.schema)
     #expect(Array(header.prefix(8)) == BinaryFormat.magic)
     #expect(header[8] == 1 && header[9] == 0)
     let decoded = try header.withUnsafeBytes { try BinaryStoreHeader.decode($0) }
-    #expect(decoded.schema == TestSchema.schema)
+    #expect(decoded.schema == ConformanceSchema.schema)
     #expect(decoded.byteCount == header.count)
   }
 
   @Test func aSeedLikeObjectTakesAboutThirtyFiveBytes() throws {
     let boxes = (UInt64(1)...1_000).map { number -> ObjectSnapshot in
-      var item = TestSchema.item(number)
+      var item = ConformanceSchema.item(number)
       item.values = [
         .uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, UInt8(number % 256)))),
         .string("Box \(number)"),

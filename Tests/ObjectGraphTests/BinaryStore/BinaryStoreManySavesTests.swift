@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraphTesting
 import Testing
 
 @testable import ObjectGraph
@@ -23,13 +24,14 @@ import Testing
     let directory = try TemporaryDirectory()
     let url = directory.file("store")
     let store = BinaryStore(url: url)
-    try store.open(schema: TestSchema.schema)
+    try store.open(schema: ConformanceSchema.schema)
     try await withThrowingTaskGroup(of: Void.self) { group in
       for task in 0..<4 {
         group.addTask {
           for index in 0..<25 {
             let id = UInt64(task * 100 + index + 1)
-            try store.save(Changeset(inserted: [TestSchema.item(id)], nextObjectNumber: id + 1))
+            try store.save(
+              Changeset(inserted: [ConformanceSchema.item(id)], nextObjectNumber: id + 1))
           }
         }
       }
@@ -47,11 +49,11 @@ import Testing
       String(repeating: "z", count: 70_000), String(repeating: "z", count: 69_999) + "y",
     ]
     let items = titles.enumerated().map {
-      TestSchema.item(UInt64($0.offset + 1), title: $0.element)
+      ConformanceSchema.item(UInt64($0.offset + 1), title: $0.element)
     }
     let url = directory.file("store")
     let store = BinaryStore(url: url)
-    try store.open(schema: TestSchema.schema)
+    try store.open(schema: ConformanceSchema.schema)
     // One save into the empty store (a snapshot record), one into a non-empty one.
     try store.save(Changeset(inserted: Array(items.prefix(10)), nextObjectNumber: 100))
     try store.save(Changeset(inserted: Array(items.dropFirst(10)), nextObjectNumber: 100))

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraphTesting
 import Testing
 
 @testable import ObjectGraph
@@ -23,7 +24,7 @@ import Testing
     }
     try writeFile(copy, original.dropLast(3))
     let store = BinaryStore(url: copy)
-    try store.open(schema: TestSchema.schema)
+    try store.open(schema: ConformanceSchema.schema)
     let recovery = try #require(store.statistics.recovery)
     #expect(recovery.contains("torn tail of \(original.count - 3 - lastStart) bytes"))
     store.close()
@@ -141,7 +142,7 @@ import Testing
     #expect(try openAndLoad(recorded.url).get() == recorded.states.last)
     #expect(fileLength(recorded.url) == original.count)
     let store = BinaryStore(url: recorded.url)
-    try store.open(schema: TestSchema.schema)
+    try store.open(schema: ConformanceSchema.schema)
     #expect(store.statistics.recovery == nil, "the second open finds a whole file")
     store.close()
   }
@@ -156,8 +157,8 @@ import Testing
       Changeset(
         updated: [
           ObjectUpdate(
-            id: ObjectID(rawValue: 1), entity: TestSchema.item,
-            changes: [PropertyChange(property: TestSchema.title, kind: .set(.string(long)))])
+            id: ObjectID(rawValue: 1), entity: ConformanceSchema.item,
+            changes: [PropertyChange(property: ConformanceSchema.title, kind: .set(.string(long)))])
         ], nextObjectNumber: 9))
     recorded.store.close()
     var bytes = try fileBytes(recorded.url)

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphTesting
 
 /// Deterministic random small changes over a fixed set of items: title and number sets,
 /// list inserts, removes and moves, and occasional delete-and-reinsert.
@@ -12,7 +13,7 @@ struct ChangeGenerator {
 
   mutating func initialInsert() -> Changeset {
     Changeset(
-      inserted: (1...loose.upperBound).map { TestSchema.item($0) }, nextObjectNumber: 1_000)
+      inserted: (1...loose.upperBound).map { ConformanceSchema.item($0) }, nextObjectNumber: 1_000)
   }
 
   mutating func next() -> Changeset {
@@ -23,7 +24,7 @@ struct ChangeGenerator {
     switch random() % 6 {
     case 0, 1:
       let title = "title \(counter) of \(parent)"
-      return update(parent, TestSchema.title, .set(.string(title)))
+      return update(parent, ConformanceSchema.title, .set(.string(title)))
     case 2:
       return update(parent, 1, .set(.int(Int64(bitPattern: random()))))
     case 3 where !list.isEmpty:
@@ -37,14 +38,14 @@ struct ChangeGenerator {
     }
     try? list.apply([edit])
     children[parent] = list
-    return update(parent, TestSchema.children, .edit([edit]))
+    return update(parent, ConformanceSchema.children, .edit([edit]))
   }
 
   private func update(_ id: UInt64, _ property: Int, _ kind: PropertyChange.Kind) -> Changeset {
     Changeset(
       updated: [
         ObjectUpdate(
-          id: ObjectID(rawValue: id), entity: TestSchema.item,
+          id: ObjectID(rawValue: id), entity: ConformanceSchema.item,
           changes: [PropertyChange(property: property, kind: kind)])
       ], nextObjectNumber: 1_000)
   }

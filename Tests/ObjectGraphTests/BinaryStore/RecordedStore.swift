@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraphTesting
 import Testing
 
 @testable import ObjectGraph
@@ -15,12 +16,12 @@ final class RecordedStore {
   /// The model's contents after opening (first) and after each save.
   private(set) var states: [ComparableContents] = []
 
-  /// Opens a new store at `url` with ``TestSchema/schema``.
+  /// Opens a new store at `url` with ``ConformanceSchema/schema``.
   init(url: URL, options: BinaryStoreOptions = .standard) throws {
     self.url = url
     store = BinaryStore(url: url, options: options, probe: probe)
-    try store.open(schema: TestSchema.schema)
-    try model.open(schema: TestSchema.schema)
+    try store.open(schema: ConformanceSchema.schema)
+    try model.open(schema: ConformanceSchema.schema)
     try record()
   }
 
@@ -46,50 +47,51 @@ final class RecordedStore {
   static let standardScript: [Changeset] = {
     func update(_ id: UInt64, _ changes: [(Int, PropertyChange.Kind)]) -> ObjectUpdate {
       ObjectUpdate(
-        id: ObjectID(rawValue: id), entity: TestSchema.item,
+        id: ObjectID(rawValue: id), entity: ConformanceSchema.item,
         changes: changes.map { PropertyChange(property: $0.0, kind: $0.1) })
     }
     let id = { (number: UInt64) in ObjectID(rawValue: number) }
     return [
       Changeset(
         inserted: [
-          TestSchema.item(1, children: [2, 3]), TestSchema.item(2, parent: 1),
-          TestSchema.item(3, parent: 1), TestSchema.item(4),
-          TestSchema.note(5, text: "about one", item: 1),
+          ConformanceSchema.item(1, children: [2, 3]), ConformanceSchema.item(2, parent: 1),
+          ConformanceSchema.item(3, parent: 1), ConformanceSchema.item(4),
+          ConformanceSchema.note(5, text: "about one", item: 1),
         ], nextObjectNumber: 6),
       Changeset(
         updated: [
-          update(1, [(TestSchema.children, .edit([.insert(id(4), at: 0)]))]),
+          update(1, [(ConformanceSchema.children, .edit([.insert(id(4), at: 0)]))]),
           update(
             2,
             [
-              (TestSchema.title, .set(.string("Item 2, renamed"))),
-              (TestSchema.nickname, .set(.null)),
+              (ConformanceSchema.title, .set(.string("Item 2, renamed"))),
+              (ConformanceSchema.nickname, .set(.null)),
             ]),
-          update(4, [(TestSchema.parent, .set(.reference(id(1))))]),
+          update(4, [(ConformanceSchema.parent, .set(.reference(id(1))))]),
         ], nextObjectNumber: 6),
       Changeset(
         updated: [
-          update(1, [(TestSchema.children, .edit([.move(from: 0, to: 2), .remove(at: 0)]))]),
-          update(2, [(TestSchema.parent, .set(.null))]),
+          update(
+            1, [(ConformanceSchema.children, .edit([.move(from: 0, to: 2), .remove(at: 0)]))]),
+          update(2, [(ConformanceSchema.parent, .set(.null))]),
         ], nextObjectNumber: 6),
       Changeset(
-        inserted: [TestSchema.item(6, parent: 3)], deleted: [id(5)], nextObjectNumber: 8),
+        inserted: [ConformanceSchema.item(6, parent: 3)], deleted: [id(5)], nextObjectNumber: 8),
       Changeset(
         updated: [
-          update(3, [(TestSchema.children, .set(.references([id(6)])))]),
+          update(3, [(ConformanceSchema.children, .set(.references([id(6)])))]),
           update(
             6,
             [
               (0, .set(.bool(true))), (1, .set(.int(-42))), (4, .set(.double(2.5))),
               (7, .set(.date(Date(timeIntervalSinceReferenceDate: 1.5)))),
-              (TestSchema.blob, .set(.data(Data(repeating: 7, count: 300)))),
+              (ConformanceSchema.blob, .set(.data(Data(repeating: 7, count: 300)))),
               (9, .set(.uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))))),
               (10, .set(.url(URL(string: "https://example.com/six")!))),
             ]),
         ], nextObjectNumber: 8),
       Changeset(
-        updated: [update(1, [(TestSchema.title, .set(.string("Item 1, final")))])],
+        updated: [update(1, [(ConformanceSchema.title, .set(.string("Item 1, final")))])],
         nextObjectNumber: 9),
     ]
   }()
@@ -116,7 +118,7 @@ func openAndLoad(_ url: URL) -> Result<ComparableContents, ObjectGraphError> {
   let store = BinaryStore(url: url)
   defer { store.close() }
   do {
-    try store.open(schema: TestSchema.schema)
+    try store.open(schema: ConformanceSchema.schema)
     return .success(try store.load().comparable)
   } catch let error as ObjectGraphError {
     return .failure(error)

@@ -7,29 +7,60 @@ import Testing
 /// Give it a factory for a new, empty, unopened store and a `reopen` closure that takes an
 /// open store, closes it, and returns an unopened store over the same data (the same
 /// instance for a store that may be reopened, a new one over the same file for a durable
-/// store). Each check opens stores with ``TestSchema/schema`` and records failures with
+/// store). Each check opens stores with ``ConformanceSchema/schema`` and records failures with
 /// `#expect`.
 ///
+/// Use it from a Swift Testing test target to check your own store:
+///
 /// ```swift
-/// let conformance = StoreConformance(makeStore: { MyStore() }, reopen: { $0.close(); return $0 })
-/// try conformance.checkRoundTripOfEveryValueType()
+/// import ObjectGraphTesting
+///
+/// @Test func myStoreConforms() throws {
+///   let conformance = StoreConformance(makeStore: { MyStore() }, reopen: { $0.close(); return $0 })
+///   try conformance.checkAll()
+/// }
 /// ```
-struct StoreConformance {
+public struct StoreConformance {
+  /// Creates the checks for a kind of store.
+  ///
+  /// - Parameters:
+  ///   - makeStore: Makes a new, empty, unopened store.
+  ///   - reopen: Closes an open store and returns an unopened store holding the same data.
+  public init(
+    makeStore: @escaping () throws -> any PersistentStore,
+    reopen: @escaping (any PersistentStore) throws -> any PersistentStore
+  ) {
+    self.makeStore = makeStore
+    self.reopen = reopen
+  }
+
+  /// Runs every check.
+  public func checkAll() throws {
+    try checkRoundTripOfEveryValueType()
+    try checkListEditsApplyInOrder()
+    try checkDeletesRemoveObjects()
+    try checkIDsAndNextObjectNumberSurviveReopen()
+    try checkFailedSaveLeavesStoreUnchanged()
+    try checkClosedStoreThrowsStoreClosed()
+    try checkOpeningTwiceThrowsStoreInUse()
+    try checkOtherSchemaIsRefused()
+  }
+
   /// Makes a new, empty, unopened store.
-  var makeStore: () throws -> any PersistentStore
+  public var makeStore: () throws -> any PersistentStore
   /// Closes an open store and returns an unopened store holding the same data.
-  var reopen: (any PersistentStore) throws -> any PersistentStore
+  public var reopen: (any PersistentStore) throws -> any PersistentStore
 
   /// Every value type, including optionals, unicode, empty and large values, survives a
   /// save, a load, and a reopen.
-  func checkRoundTripOfEveryValueType() throws {
+  public func checkRoundTripOfEveryValueType() throws {
     let store = try opened(makeStore())
     let objects =
       [
-        TestSchema.item(1, children: [2, 3]), TestSchema.item(2, parent: 1),
-        TestSchema.item(3, parent: 1), TestSchema.note(4, text: "", item: 1),
-        TestSchema.note(5, text: "orphan", item: nil),
-      ] + TestSchema.edgeCaseItems(startingAt: 6)
+        ConformanceSchema.item(1, children: [2, 3]), ConformanceSchema.item(2, parent: 1),
+        ConformanceSchema.item(3, parent: 1), ConformanceSchema.note(4, text: "", item: 1),
+        ConformanceSchema.note(5, text: "orphan", item: nil),
+      ] + ConformanceSchema.edgeCaseItems(startingAt: 6)
     try store.save(Changeset(inserted: objects, nextObjectNumber: 9))
     let expected = StoreContents(objects: objects, nextObjectNumber: 9).comparable
     #expect(try store.load().comparable == expected)
@@ -39,9 +70,9 @@ struct StoreConformance {
   }
 
   /// List edits apply in order with `Array` semantics, and a set replaces the whole list.
-  func checkListEditsApplyInOrder() throws {
+  public func checkListEditsApplyInOrder() throws {
     let store = try opened(makeStore())
-    let items = (1...6).map { TestSchema.item($0) }
+    let items = (1...6).map { ConformanceSchema.item($0) }
     try store.save(Changeset(inserted: items, nextObjectNumber: 7))
     var expected = [2, 3, 4].map { ObjectID(rawValue: $0) }
     let edits: [[ListEdit]] = [
@@ -67,9 +98,10 @@ struct StoreConformance {
   }
 
   /// Deleted objects are gone, after a reopen too; the others stay.
-  func checkDeletesRemoveObjects() throws {
+  public func checkDeletesRemoveObjects() throws {
     let store = try opened(makeStore())
-    try store.save(Changeset(inserted: (1...4).map { TestSchema.item($0) }, nextObjectNumber: 5))
+    try store.save(
+      Changeset(inserted: (1...4).map { ConformanceSchema.item($0) }, nextObjectNumber: 5))
     try store.save(
       Changeset(deleted: [ObjectID(rawValue: 2), ObjectID(rawValue: 4)], nextObjectNumber: 5))
     #expect(try store.load().objects.map(\.id.rawValue).sorted() == [1, 3])
@@ -79,10 +111,11 @@ struct StoreConformance {
   }
 
   /// Object ids and the next object number are kept exactly, across reopens.
-  func checkIDsAndNextObjectNumberSurviveReopen() throws {
+  public func checkIDsAndNextObjectNumberSurviveReopen() throws {
     let store = try opened(makeStore())
     let ids: [UInt64] = [7, 1_000, 1 << 40, UInt64.max - 1]
-    try store.save(Changeset(inserted: ids.map { TestSchema.item($0) }, nextObjectNumber: 10_000))
+    try store.save(
+      Changeset(inserted: ids.map { ConformanceSchema.item($0) }, nextObjectNumber: 10_000))
     try store.save(Changeset(nextObjectNumber: 20_000))
     try store.save(Changeset(nextObjectNumber: 15_000))  // the store keeps the largest
     var reopened = try opened(reopen(store))
@@ -94,14 +127,15 @@ struct StoreConformance {
   }
 
   /// A changeset that does not fit is refused whole, and the store stays usable.
-  func checkFailedSaveLeavesStoreUnchanged() throws {
+  public func checkFailedSaveLeavesStoreUnchanged() throws {
     let store = try opened(makeStore())
-    try store.save(Changeset(inserted: [TestSchema.item(1, children: [])], nextObjectNumber: 2))
+    try store.save(
+      Changeset(inserted: [ConformanceSchema.item(1, children: [])], nextObjectNumber: 2))
     let before = try store.load().comparable
     let refused = [
       // Inserts a new object, then updates one that does not exist.
       Changeset(
-        inserted: [TestSchema.item(2)],
+        inserted: [ConformanceSchema.item(2)],
         updated: [ObjectUpdate(id: ObjectID(rawValue: 99), entity: 0, changes: [])],
         nextObjectNumber: 100),
       // Changes object 1, then edits its list out of range.
@@ -110,31 +144,31 @@ struct StoreConformance {
           ObjectUpdate(
             id: ObjectID(rawValue: 1), entity: 0,
             changes: [
-              PropertyChange(property: TestSchema.title, kind: .set(.string("changed"))),
-              PropertyChange(property: TestSchema.children, kind: .edit([.remove(at: 3)])),
+              PropertyChange(property: ConformanceSchema.title, kind: .set(.string("changed"))),
+              PropertyChange(property: ConformanceSchema.children, kind: .edit([.remove(at: 3)])),
             ])
         ], nextObjectNumber: 100),
       // Deletes object 1, then one that does not exist.
       Changeset(deleted: [ObjectID(rawValue: 1), ObjectID(rawValue: 50)], nextObjectNumber: 100),
       // Inserts an object that exists.
-      Changeset(inserted: [TestSchema.item(1)], nextObjectNumber: 100),
+      Changeset(inserted: [ConformanceSchema.item(1)], nextObjectNumber: 100),
     ]
     for changeset in refused {
       #expect(throws: ObjectGraphError.self) { try store.save(changeset) }
       #expect(try store.load().comparable == before)
     }
-    try store.save(update(1, .set(.string("still usable")), property: TestSchema.title))
+    try store.save(update(1, .set(.string("still usable")), property: ConformanceSchema.title))
     let reopened = try opened(reopen(store))
-    let title = try reopened.load().objects.first?.values[TestSchema.title]
+    let title = try reopened.load().objects.first?.values[ConformanceSchema.title]
     #expect(title == .string("still usable"))
     #expect(try reopened.load().nextObjectNumber == 7)
     reopened.close()
   }
 
   /// After `close()`, every call throws `storeClosed`; closing again is harmless.
-  func checkClosedStoreThrowsStoreClosed() throws {
+  public func checkClosedStoreThrowsStoreClosed() throws {
     let store = try opened(makeStore())
-    try store.save(Changeset(inserted: [TestSchema.item(1)], nextObjectNumber: 2))
+    try store.save(Changeset(inserted: [ConformanceSchema.item(1)], nextObjectNumber: 2))
     store.close()
     store.close()
     #expect(errorCode { _ = try store.load() } == .storeClosed)
@@ -142,20 +176,21 @@ struct StoreConformance {
   }
 
   /// Opening a store that is open already throws `storeInUse`, and the store keeps working.
-  func checkOpeningTwiceThrowsStoreInUse() throws {
+  public func checkOpeningTwiceThrowsStoreInUse() throws {
     let store = try opened(makeStore())
-    #expect(errorCode { try store.open(schema: TestSchema.schema) } == .storeInUse)
-    try store.save(Changeset(inserted: [TestSchema.item(1)], nextObjectNumber: 2))
+    #expect(errorCode { try store.open(schema: ConformanceSchema.schema) } == .storeInUse)
+    try store.save(Changeset(inserted: [ConformanceSchema.item(1)], nextObjectNumber: 2))
     #expect(try store.load().objects.count == 1)
     store.close()
   }
 
   /// A store holding data of one schema refuses another, and keeps its data.
-  func checkOtherSchemaIsRefused() throws {
+  public func checkOtherSchemaIsRefused() throws {
     let store = try opened(makeStore())
-    try store.save(Changeset(inserted: [TestSchema.item(1)], nextObjectNumber: 2))
+    try store.save(Changeset(inserted: [ConformanceSchema.item(1)], nextObjectNumber: 2))
     let reopened = try reopen(store)
-    #expect(errorCode { try reopened.open(schema: TestSchema.changedSchema) } == .schemaMismatch)
+    #expect(
+      errorCode { try reopened.open(schema: ConformanceSchema.changedSchema) } == .schemaMismatch)
     let again = try opened(reopen(reopened))
     #expect(try again.load().objects.count == 1)
     again.close()
@@ -164,115 +199,24 @@ struct StoreConformance {
   // MARK: - Helpers
 
   private func opened(_ store: any PersistentStore) throws -> any PersistentStore {
-    try store.open(schema: TestSchema.schema)
+    try store.open(schema: ConformanceSchema.schema)
     return store
   }
 
   private func update(
-    _ id: UInt64, _ kind: PropertyChange.Kind, property: Int = TestSchema.children
+    _ id: UInt64, _ kind: PropertyChange.Kind, property: Int = ConformanceSchema.children
   ) -> Changeset {
     Changeset(
       updated: [
         ObjectUpdate(
-          id: ObjectID(rawValue: id), entity: TestSchema.item,
+          id: ObjectID(rawValue: id), entity: ConformanceSchema.item,
           changes: [PropertyChange(property: property, kind: kind)])
       ], nextObjectNumber: 7)
   }
 
   private func children(of id: UInt64, in store: any PersistentStore) throws -> [ObjectID] {
     let object = try store.load().objects.first { $0.id.rawValue == id }
-    guard case .references(let ids) = object?.values[TestSchema.children] else { return [] }
+    guard case .references(let ids) = object?.values[ConformanceSchema.children] else { return [] }
     return ids
-  }
-}
-
-/// The code of the `ObjectGraphError` that `body` throws, or `nil` if it throws none.
-func errorCode(_ body: () throws -> Void) -> ObjectGraphError.Code? {
-  do {
-    try body()
-    return nil
-  } catch let error as ObjectGraphError {
-    return error.code
-  } catch {
-    return nil
-  }
-}
-
-/// The stores that ship with ObjectGraph, for parameterized conformance tests.
-enum ShippedStore: String, CaseIterable, Sendable, CustomStringConvertible {
-  case inMemory
-  case binary
-
-  var description: String { rawValue }
-
-  /// A conformance checker over fresh stores of this kind, kept in `directory`.
-  func conformance(in directory: TemporaryDirectory) -> StoreConformance {
-    switch self {
-    case .inMemory:
-      StoreConformance(
-        makeStore: { InMemoryStore() },
-        reopen: { store in
-          store.close()
-          return store
-        })
-    case .binary:
-      StoreConformance(
-        makeStore: { BinaryStore(url: directory.file("\(UUID().uuidString).store")) },
-        reopen: { store in
-          store.close()
-          guard let binary = store as? BinaryStore else { return store }
-          return BinaryStore(url: binary.url)
-        })
-    }
-  }
-}
-
-@Suite struct StoreConformanceTests {
-  @Test(arguments: ShippedStore.allCases)
-  func everyValueTypeRoundTrips(_ kind: ShippedStore) throws {
-    let directory = try TemporaryDirectory()
-    try kind.conformance(in: directory).checkRoundTripOfEveryValueType()
-  }
-
-  @Test(arguments: ShippedStore.allCases)
-  func listEditsApplyInOrder(_ kind: ShippedStore) throws {
-    let directory = try TemporaryDirectory()
-    try kind.conformance(in: directory).checkListEditsApplyInOrder()
-  }
-
-  @Test(arguments: ShippedStore.allCases)
-  func deletesRemoveObjects(_ kind: ShippedStore) throws {
-    let directory = try TemporaryDirectory()
-    try kind.conformance(in: directory).checkDeletesRemoveObjects()
-  }
-
-  @Test(arguments: ShippedStore.allCases)
-  func idsAndNextObjectNumberSurviveReopen(_ kind: ShippedStore) throws {
-    let directory = try TemporaryDirectory()
-    try kind.conformance(in: directory).checkIDsAndNextObjectNumberSurviveReopen()
-  }
-
-  @Test(arguments: ShippedStore.allCases)
-  func aFailedSaveLeavesTheStoreUnchanged(_ kind: ShippedStore) throws {
-    let directory = try TemporaryDirectory()
-    try kind.conformance(in: directory).checkFailedSaveLeavesStoreUnchanged()
-  }
-
-  @Test(arguments: ShippedStore.allCases)
-  func aClosedStoreThrowsStoreClosed(_ kind: ShippedStore) throws {
-    let directory = try TemporaryDirectory()
-    try kind.conformance(in: directory).checkClosedStoreThrowsStoreClosed()
-  }
-
-  @Test(arguments: ShippedStore.allCases)
-  func openingAnOpenStoreThrowsStoreInUse(_ kind: ShippedStore) throws {
-    let directory = try TemporaryDirectory()
-    try kind.conformance(in: directory).checkOpeningTwiceThrowsStoreInUse()
-  }
-
-  @Test(arguments: ShippedStore.allCases)
-  func anotherSchemaIsRefused(_ kind: ShippedStore) throws {
-    let directory = try TemporaryDirectory()
-    try kind.conformance(in: directory).checkOtherSchemaIsRefused()
   }
 }

@@ -9,18 +9,18 @@ import ObjectGraph
 /// (Data), identifier (UUID), link (URL), payload (Codable), nickname (String?), parent
 /// (to-one Item), children (ordered to-many Item). Entity 1, `Note`: text (String), item
 /// (to-one Item).
-enum TestSchema {
-  static let item = 0
-  static let note = 1
+public enum ConformanceSchema {
+  public static let item = 0
+  public static let note = 1
 
   // Property indexes of Item.
-  static let title = 6
-  static let blob = 8
-  static let nickname = 12
-  static let parent = 13
-  static let children = 14
+  public static let title = 6
+  public static let blob = 8
+  public static let nickname = 12
+  public static let parent = 13
+  public static let children = 14
 
-  static let schema = Schema(entities: [
+  public static let schema = Schema(entities: [
     EntityDescription(
       name: "Item",
       properties: [
@@ -45,14 +45,14 @@ enum TestSchema {
   ])
 
   /// The same schema with Item's title declared as an Int.
-  static var changedSchema: Schema {
+  public static var changedSchema: Schema {
     var schema = schema
     schema.entities[item].properties[title] = attribute("title", .int)
     return schema
   }
 
   /// An Item with deterministic values derived from `number`.
-  static func item(
+  public static func item(
     _ number: UInt64, title: String? = nil, parent: UInt64? = nil, children: [UInt64] = []
   ) -> ObjectSnapshot {
     let seed = Int64(truncatingIfNeeded: number) % 1_000_000_000
@@ -76,14 +76,14 @@ enum TestSchema {
   }
 
   /// A Note pointing at an item.
-  static func note(_ number: UInt64, text: String, item: UInt64?) -> ObjectSnapshot {
+  public static func note(_ number: UInt64, text: String, item: UInt64?) -> ObjectSnapshot {
     ObjectSnapshot(
       id: ObjectID(rawValue: number), entity: note,
       values: [.string(text), item.map { .reference(ObjectID(rawValue: $0)) } ?? .null])
   }
 
   /// Items whose values are the edge cases of every type.
-  static func edgeCaseItems(startingAt first: UInt64) -> [ObjectSnapshot] {
+  public static func edgeCaseItems(startingAt first: UInt64) -> [ObjectSnapshot] {
     let large = String(repeating: "Zürich 🇨🇭 日本語 ", count: 80_000)  // > 1 MB of UTF-8
     let largeData = Data((0..<1_200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
     var extreme = item(first, title: "")
@@ -132,7 +132,7 @@ enum TestSchema {
 
 extension StoreContents {
   /// The contents in a comparable form: objects by id, and the next object number.
-  var comparable: ComparableContents {
+  public var comparable: ComparableContents {
     ComparableContents(
       objects: Dictionary(uniqueKeysWithValues: objects.map { ($0.id, $0) }),
       nextObjectNumber: nextObjectNumber)
@@ -140,11 +140,13 @@ extension StoreContents {
 }
 
 /// Store contents that compare with `==` regardless of object order.
-struct ComparableContents: Equatable, CustomStringConvertible {
-  var objects: [ObjectID: ObjectSnapshot]
-  var nextObjectNumber: UInt64
+public struct ComparableContents: Equatable, CustomStringConvertible {
+  /// The objects by id.
+  public var objects: [ObjectID: ObjectSnapshot]
+  /// The next object number.
+  public var nextObjectNumber: UInt64
 
-  var description: String {
+  public var description: String {
     "\(objects.count) objects, next \(nextObjectNumber)"
   }
 }
