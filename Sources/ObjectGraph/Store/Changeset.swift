@@ -108,25 +108,30 @@ extension Array where Element == ObjectID {
   /// - Complexity: O(*n*) per edit in the worst case, the cost of the array operation.
   public mutating func apply(_ edits: [ListEdit]) throws {
     for edit in edits {
+      _ = try edit.count(after: count)
       switch edit {
-      case .insert(let id, let index):
-        guard index >= 0, index <= count else { throw ListEdit.outOfRange(edit, count) }
-        insert(id, at: index)
-      case .remove(let index):
-        guard index >= 0, index < count else { throw ListEdit.outOfRange(edit, count) }
-        remove(at: index)
-      case .move(let from, let to):
-        guard from >= 0, from < count, to >= 0, to < count else {
-          throw ListEdit.outOfRange(edit, count)
-        }
-        insert(remove(at: from), at: to)
+      case .insert(let id, let index): insert(id, at: index)
+      case .remove(let index): remove(at: index)
+      case .move(let from, let to): insert(remove(at: from), at: to)
       }
     }
   }
 }
 
 extension ListEdit {
-  fileprivate static func outOfRange(_ edit: ListEdit, _ count: Int) -> ObjectGraphError {
-    ObjectGraphError(.corruptStore, "list edit \(edit) does not fit a list of \(count) objects")
+  /// The length of a list of `count` objects after this edit.
+  ///
+  /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/corruptStore`` when
+  ///   the edit's index is out of range for the list.
+  public func count(after count: Int) throws -> Int {
+    switch self {
+    case .insert(_, let index) where index >= 0 && index <= count: return count + 1
+    case .remove(let index) where index >= 0 && index < count: return count - 1
+    case .move(let from, let to) where from >= 0 && from < count && to >= 0 && to < count:
+      return count
+    default:
+      throw ObjectGraphError(
+        .corruptStore, "list edit \(self) does not fit a list of \(count) objects")
+    }
   }
 }

@@ -128,13 +128,4 @@ import Testing
     try FileManager.default.removeItem(at: copy)
     return bytes
   }
-
-  private func rename(_ id: UInt64, _ title: String) -> Changeset {
-    Changeset(
-      updated: [
-        ObjectUpdate(
-          id: ObjectID(rawValue: id), entity: ConformanceSchema.item,
-          changes: [PropertyChange(property: ConformanceSchema.title, kind: .set(.string(title)))])
-      ], nextObjectNumber: 9)
-  }
 }

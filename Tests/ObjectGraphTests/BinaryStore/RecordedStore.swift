@@ -126,3 +126,13 @@ func openAndLoad(_ url: URL) -> Result<ComparableContents, ObjectGraphError> {
     return .failure(ObjectGraphError(.io, "unexpected error \(error)"))
   }
 }
+
+/// A changeset that renames one item of ``ConformanceSchema``.
+func rename(_ id: UInt64, _ title: String) -> Changeset {
+  Changeset(
+    updated: [
+      ObjectUpdate(
+        id: ObjectID(rawValue: id), entity: ConformanceSchema.item,
+        changes: [PropertyChange(property: ConformanceSchema.title, kind: .set(.string(title)))])
+    ], nextObjectNumber: 9)
+}

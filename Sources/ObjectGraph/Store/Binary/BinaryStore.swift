@@ -33,7 +33,11 @@ public final class BinaryStore: PersistentStore {
     var file: StoreFile
     var schema: Schema
     var header: BinaryStoreHeader
-    var graph: LiveGraph
+    /// Which objects exist and how long their lists are: enough to check a changeset.
+    var shapes: ObjectShapes
+    /// The objects replayed when the file was opened, kept only until the first ``load()``
+    /// (the container's); later loads and compactions replay the file again.
+    var openedContents: StoreContents?
     var recordsSinceCompaction: Int
     /// Set when a rename's directory could not be synced: the next save must sync it first.
     var directoryNeedsSync: Bool
@@ -41,7 +45,6 @@ public final class BinaryStore: PersistentStore {
     var recovery: String?
   }
 
-  /// What replaying a file found.
   /// The store file.
   public let url: URL
   private let options: BinaryStoreOptions
@@ -100,7 +103,13 @@ public final class BinaryStore: PersistentStore {
   /// - Throws: ``ObjectGraphError/Code/storeClosed`` when the store is not open.
   /// - Complexity: O(*n*) in the number of objects.
   public func load() throws -> StoreContents {
-    try withOpenState { $0.graph.contents }
+    try withOpenState { state in
+      if let contents = state.openedContents {
+        state.openedContents = nil
+        return contents
+      }
+      return try replayFile(state).graph.contents
+    }
   }
 
   /// Appends the changeset as one record and makes it durable before returning.
@@ -113,16 +122,16 @@ public final class BinaryStore: PersistentStore {
   ///   followed by a compaction, O(*n*) in the live data.
   public func save(_ changeset: Changeset) throws {
     try withOpenState { state in
-      if changeset.isEmpty && changeset.nextObjectNumber <= state.graph.nextObjectNumber {
+      if changeset.isEmpty && changeset.nextObjectNumber <= state.shapes.nextObjectNumber {
         return
       }
       // Into an empty store, a save of inserts is the whole graph: it is written as a
       // snapshot, which opens faster than replayed inserts.
       let isWholeGraph =
-        state.graph.isEmpty && changeset.updated.isEmpty && changeset.deleted.isEmpty
-      let undo: LiveGraph.Undo
+        state.shapes.isEmpty && changeset.updated.isEmpty && changeset.deleted.isEmpty
+      let undo: ObjectShapes.Undo
       do {
-        undo = try state.graph.apply(changeset, with: ChangesetApplier(schema: state.schema))
+        undo = try state.shapes.apply(changeset)
       } catch var error as ObjectGraphError {
         error.message = "save refused, nothing written: \(error.message)"
         throw error
@@ -131,18 +140,19 @@ public final class BinaryStore: PersistentStore {
         let record =
           isWholeGraph
           ? try RecordWriter.encodeSnapshot(
-            changeset.inserted, nextObjectNumber: state.graph.nextObjectNumber)
+            changeset.inserted, nextObjectNumber: state.shapes.nextObjectNumber)
           : try RecordWriter.encode(changeset)
         if state.directoryNeedsSync {
           try StoreFile.synchronizeDirectory(of: url, probe: probe)
           state.directoryNeedsSync = false
         }
         try state.file.append(record.bytes, synchronize: options.synchronizesSaves)
-        state.graph.sampleObjectSize(bytes: record.objectBytes, count: record.objectCount)
+        state.shapes.sampleObjectSize(bytes: record.objectBytes, count: record.objectCount)
       } catch {
-        state.graph.revert(undo)
+        state.shapes.revert(undo)
         throw error
       }
+      state.openedContents = nil  // a later load replays the file, this save included
       state.recordsSinceCompaction += 1
       if needsCompaction(state) {
         // The save is durable already; a failed compaction only leaves the file larger.
@@ -178,7 +188,7 @@ public final class BinaryStore: PersistentStore {
       }
       return BinaryStoreStatistics(
         fileBytes: state.file.size, liveBytes: liveBytes(state),
-        objectCount: state.graph.objects.count,
+        objectCount: state.shapes.count,
         recordsSinceCompaction: state.recordsSinceCompaction,
         formatVersion: state.header.formatVersion, recovery: state.recovery)
     }
@@ -211,7 +221,7 @@ public final class BinaryStore: PersistentStore {
           header: BinaryStoreHeader(
             formatVersion: Int(BinaryFormat.currentVersion), schema: schema,
             byteCount: header.count),
-          graph: LiveGraph(), recordsSinceCompaction: 0,
+          shapes: ObjectShapes(schema: schema), openedContents: nil, recordsSinceCompaction: 0,
           directoryNeedsSync: !installed.directorySynced, recovery: nil)
       }
     }
@@ -236,9 +246,21 @@ public final class BinaryStore: PersistentStore {
       try file.truncate(to: tornTail.offset)
       try file.synchronizeData()
     }
+    let contents = replay.graph.contents
+    var shapes = ObjectShapes(schema: schema, contents: contents)
+    shapes.sampleObjectSize(
+      bytes: replay.graph.sampledObjectBytes, count: replay.graph.sampledObjectCount)
     return OpenState(
-      file: file, schema: schema, header: header, graph: replay.graph,
+      file: file, schema: schema, header: header, shapes: shapes, openedContents: contents,
       recordsSinceCompaction: replay.records, directoryNeedsSync: false, recovery: recovery)
+  }
+
+  /// Reads the open file again and replays it: the live objects as saved.
+  private func replayFile(_ state: OpenState) throws -> StoreReplayer.Outcome {
+    let bytes = try state.file.readAll()
+    return try bytes.withUnsafeBytes { buffer in
+      try replay(buffer, from: state.header.byteCount, schema: state.schema)
+    }
   }
 
   /// Applies every record after the header, stopping at the end or at a torn tail.
@@ -254,7 +276,7 @@ public final class BinaryStore: PersistentStore {
   // MARK: - Compaction
 
   private func liveBytes(_ state: OpenState) -> Int {
-    state.header.byteCount + BinaryFormat.frameOverhead + 12 + state.graph.estimatedObjectBytes
+    state.header.byteCount + BinaryFormat.frameOverhead + 12 + state.shapes.estimatedObjectBytes
   }
 
   private func needsCompaction(_ state: OpenState) -> Bool {
@@ -264,17 +286,16 @@ public final class BinaryStore: PersistentStore {
 
   private func compact(_ state: inout OpenState) throws {
     let header = try BinaryStoreHeader.encode(schema: state.schema)
+    let graph = try replayFile(state).graph
     let record = try RecordWriter.encodeSnapshot(
-      state.graph.sortedObjects, nextObjectNumber: state.graph.nextObjectNumber)
+      graph.sortedObjects, nextObjectNumber: state.shapes.nextObjectNumber)
     let installed = try compactor.installCompactedFile(header: header, snapshot: record.bytes)
     state.file.close()
     state.file = installed.file
     state.directoryNeedsSync = !installed.directorySynced
     state.header.byteCount = header.count
     state.recordsSinceCompaction = 1
-    var graph = state.graph
-    graph.resetObjectSizeSample(bytes: record.objectBytes, count: record.objectCount)
-    state.graph = graph
+    state.shapes.resetObjectSizeSample(bytes: record.objectBytes, count: record.objectCount)
   }
 
   // MARK: - Support
@@ -282,7 +303,7 @@ public final class BinaryStore: PersistentStore {
   private func withOpenState<Result>(_ body: (inout OpenState) throws -> Result) throws -> Result {
     try phase.withLock { phase in
       guard case .open(var state) = phase else { throw closedError() }
-      phase = .unopened  // hand the state over without copying the graph
+      phase = .unopened  // hand the state over without copying it
       defer { phase = .open(state) }
       do {
         return try body(&state)

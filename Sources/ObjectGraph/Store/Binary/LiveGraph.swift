@@ -1,18 +1,11 @@
-/// The objects a binary store holds, in memory, kept in step with its file.
+/// The objects of a store file, in memory, as replaying its records builds them.
 ///
 /// Objects live in one array (handed out by ``contents`` without copying) with an
 /// ``ObjectIndex`` from id to position. Changesets are applied by the shared
-/// ``ChangesetApplier`` (all or nothing) through the graph's ``SnapshotStorage`` conformance;
-/// ``revert(_:)`` undoes an applied one whose write failed, in O(size of the changeset).
+/// ``ChangesetApplier`` (all or nothing) through the graph's ``SnapshotStorage`` conformance.
+/// Used to replay a file (``StoreReplayer``); an open ``BinaryStore`` keeps only
+/// ``ObjectShapes``.
 struct LiveGraph {
-  /// What to restore to undo one applied changeset: the updated and deleted objects as they
-  /// were, and the inserted ids.
-  struct Undo {
-    fileprivate var previous: [(ObjectID, ObjectSnapshot?)]
-    fileprivate var inserted: [ObjectID]
-    fileprivate var nextObjectNumber: UInt64
-  }
-
   /// Every live object, in no particular order.
   private(set) var objects: [ObjectSnapshot] = []
   /// The position of each live object in ``objects``.
@@ -21,18 +14,12 @@ struct LiveGraph {
   private(set) var nextObjectNumber: UInt64 = 1
   /// Encoded bytes of the whole objects seen (inserted or in snapshots), to estimate the
   /// size of a compacted file.
-  private var sampledObjectBytes = 0
+  private(set) var sampledObjectBytes = 0
   /// The number of whole objects behind ``sampledObjectBytes``.
-  private var sampledObjectCount = 0
+  private(set) var sampledObjectCount = 0
 
   /// Whether the graph holds no object.
   var isEmpty: Bool { objects.isEmpty }
-
-  /// The estimated size of all live objects in a snapshot record.
-  var estimatedObjectBytes: Int {
-    guard sampledObjectCount > 0 else { return 0 }
-    return Int(Double(sampledObjectBytes) / Double(sampledObjectCount) * Double(objects.count))
-  }
 
   /// Every object and the next object number, as ``PersistentStore/load()`` returns them.
   ///
@@ -50,33 +37,13 @@ struct LiveGraph {
 
   /// Applies a changeset, all or nothing.
   ///
-  /// - Returns: What ``revert(_:)`` needs to undo it.
   /// - Throws: The applier's ``ObjectGraphError`` when the changeset does not fit; the graph
   ///   is then unchanged.
   /// - Complexity: O(*k*) in the size of the changeset.
-  mutating func apply(_ changeset: Changeset, with applier: ChangesetApplier) throws -> Undo {
-    var undo = Undo(
-      previous: [], inserted: changeset.inserted.map(\.id), nextObjectNumber: nextObjectNumber)
-    for id in changeset.updated.lazy.map(\.id) + changeset.deleted {
-      if let position = index[id] { undo.previous.append((id, objects[position])) }
-    }
+  mutating func apply(_ changeset: Changeset, with applier: ChangesetApplier) throws {
     objects.reserveCapacity(objects.count + changeset.inserted.count)
     try applier.apply(changeset, to: &self)
     nextObjectNumber = max(nextObjectNumber, changeset.nextObjectNumber)
-    return undo
-  }
-
-  /// Undoes the changeset applied last.
-  ///
-  /// - Complexity: O(*k*) in the size of the changeset.
-  mutating func revert(_ undo: Undo) {
-    for id in undo.inserted {
-      put(nil, for: id)
-    }
-    for (id, snapshot) in undo.previous.reversed() {
-      put(snapshot, for: id)
-    }
-    nextObjectNumber = undo.nextObjectNumber
   }
 
   /// Replaces everything with a snapshot's objects (which ``RecordReader`` checked against
@@ -96,12 +63,6 @@ struct LiveGraph {
     self.objects = snapshot
     self.index = index
     self.nextObjectNumber = nextObjectNumber
-  }
-
-  /// Forgets earlier samples and records a compacted snapshot's object sizes.
-  mutating func resetObjectSizeSample(bytes: Int, count: Int) {
-    sampledObjectBytes = bytes
-    sampledObjectCount = count
   }
 
   /// Records how many bytes `count` whole objects took when encoded.

@@ -81,7 +81,7 @@ struct StoreReplayer {
       do {
         switch decoded.record {
         case .changeset(let changeset):
-          _ = try outcome.graph.apply(changeset, with: applier)
+          try outcome.graph.apply(changeset, with: applier)
         case .snapshot(let objects, let next):
           try outcome.graph.replace(with: objects, nextObjectNumber: next)
           outcome.snapshotRecords += 1
