@@ -48,7 +48,8 @@ public struct ChangesetApplier: Sendable {
     for id in deleted { objects[id] = nil }
   }
 
-  private func check(_ snapshot: ObjectSnapshot) throws {
+  /// Checks an inserted object's entity and number of values.
+  func check(_ snapshot: ObjectSnapshot) throws {
     guard schema.entities.indices.contains(snapshot.entity) else {
       throw ObjectGraphError(
         .corruptStore, "object \(snapshot.id) has unknown entity \(snapshot.entity)",

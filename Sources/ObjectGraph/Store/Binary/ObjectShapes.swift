@@ -84,6 +84,9 @@ struct ObjectShapes {
   ///   are then unchanged.
   /// - Complexity: O(*k*) in the size of the changeset.
   mutating func apply(_ changeset: Changeset) throws -> Undo {
+    if changeset.updated.isEmpty, changeset.deleted.isEmpty {
+      return try insert(changeset)
+    }
     // Work on the touched objects only, then write them back.
     var newEntities: [ObjectID: Int32?] = [:]
     var newLengths: [ListKey: Int32] = [:]
@@ -94,19 +97,7 @@ struct ObjectShapes {
     func length(_ key: ListKey) -> Int32 { newLengths[key] ?? lengths[key] ?? 0 }
 
     for object in changeset.inserted {
-      guard schema.entities.indices.contains(object.entity) else {
-        throw ObjectGraphError(
-          .corruptStore, "object \(object.id) has unknown entity \(object.entity)",
-          objectID: object.id)
-      }
-      let description = schema.entities[object.entity]
-      guard object.values.count == description.properties.count else {
-        throw ObjectGraphError(
-          .corruptStore,
-          "object \(object.id) of \(description.name) has \(object.values.count) values, "
-            + "expected \(description.properties.count)", entity: description.name,
-          objectID: object.id)
-      }
+      try ChangesetApplier(schema: schema).check(object)
       guard entity(of: object.id) == nil else {
         throw ObjectGraphError(
           .corruptStore, "object \(object.id) is inserted twice", objectID: object.id)
@@ -168,6 +159,35 @@ struct ObjectShapes {
     for (key, length) in newLengths {
       undo.lengths.append((key, lengths[key]))
       lengths[key] = length > 0 ? length : nil
+    }
+    nextObjectNumber = max(nextObjectNumber, changeset.nextObjectNumber)
+    return undo
+  }
+
+  /// Applies a changeset that only inserts (the first save of a new graph): checked against
+  /// the live objects and itself, then written straight in.
+  private mutating func insert(_ changeset: Changeset) throws -> Undo {
+    var seen = Set<ObjectID>(minimumCapacity: changeset.inserted.count)
+    for object in changeset.inserted {
+      try ChangesetApplier(schema: schema).check(object)
+      guard entities[object.id] == nil, seen.insert(object.id).inserted else {
+        throw ObjectGraphError(
+          .corruptStore, "object \(object.id) is inserted twice", objectID: object.id)
+      }
+    }
+    var undo = Undo(nextObjectNumber: nextObjectNumber)
+    undo.entities.reserveCapacity(changeset.inserted.count)
+    entities.reserveCapacity(entities.count + changeset.inserted.count)
+    for object in changeset.inserted {
+      entities[object.id] = Int32(object.entity)
+      undo.entities.append((object.id, nil))
+      for property in listProperties[object.entity] {
+        let count = Self.listCount(object.values[property])
+        guard count > 0 else { continue }
+        let key = ListKey(id: object.id, property: Int32(property))
+        lengths[key] = Int32(count)
+        undo.lengths.append((key, nil))
+      }
     }
     nextObjectNumber = max(nextObjectNumber, changeset.nextObjectNumber)
     return undo
