@@ -7,20 +7,25 @@ final class EntityTable {
   /// The live objects, in no particular order; each knows its position (`tableIndex`), so
   /// adding and removing cost O(1) with no hashing.
   private(set) var objects: [ManagedObject] = []
-  /// Indexes of unique and indexed attributes, by property number.
-  private(set) var attributeIndexes: [Int: ValueIndex<PersistentValue>] = [:]
+  /// Indexes of unique and indexed attributes, by property number (nil for the others; an
+  /// array, so finding a property's index costs no hashing).
+  private(set) var attributeIndexes: [ValueIndex<PersistentValue>?]
   /// Indexes of to-one relationships, by property number. For a to-one relationship whose
   /// inverse is to-many, only objects with no target are indexed: the objects with a given
   /// target are that target's inverse list.
-  private(set) var toOneIndexes: [Int: ValueIndex<ObjectIdentifier?>] = [:]
+  private(set) var toOneIndexes: [ValueIndex<ObjectIdentifier?>?]
   /// The inverse (to-many) property of each to-one relationship indexed for nil only.
-  private var inverseLists: [Int: Int] = [:]
+  private var inverseLists: [Int?]
   /// Properties with an index, for quick iteration.
   private let indexedProperties: [Int]
 
   init(model: EntityModel, entityIndex: Int) {
     self.model = model
     self.entityIndex = entityIndex
+    let count = model.properties.count
+    attributeIndexes = Array(repeating: nil, count: count)
+    toOneIndexes = Array(repeating: nil, count: count)
+    inverseLists = Array(repeating: nil, count: count)
     var indexed: [Int] = []
     for property in model.properties {
       switch property.kind {
@@ -50,7 +55,9 @@ final class EntityTable {
   /// Makes room for `count` more objects.
   func reserveCapacity(_ count: Int) {
     objects.reserveCapacity(objects.count + count)
-    for property in attributeIndexes.keys { attributeIndexes[property]!.reserveCapacity(count) }
+    for property in attributeIndexes.indices where attributeIndexes[property] != nil {
+      attributeIndexes[property]!.reserveCapacity(count)
+    }
   }
 
   /// Adds a live object and indexes it.

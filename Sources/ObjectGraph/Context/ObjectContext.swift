@@ -258,21 +258,35 @@ public final class ObjectContext {
         loaded.append((object, snapshot))
       }
     }
+    // Resolve references through an array indexed by object number when the numbers are
+    // dense (as a store's are), through the identity map otherwise.
+    let maximum = contents.objects.lazy.map(\.id.rawValue).max() ?? 0
+    var byNumber: [ManagedObject?] = []
+    if maximum <= UInt64(4 * contents.objects.count + 1_024) {
+      byNumber = Array(repeating: nil, count: Int(maximum) + 1)
+      for (object, snapshot) in loaded { byNumber[Int(snapshot.id.rawValue)] = object }
+    }
+    func lookUp(_ id: ObjectID) -> ManagedObject? {
+      if byNumber.isEmpty { return registered[id] }
+      return id.rawValue < UInt64(byNumber.count) ? byNumber[Int(id.rawValue)] : nil
+    }
     for (object, snapshot) in loaded {
       let model = object.model
       for property in model.properties {
         object.slots[property.index] = try slot(
-          snapshot.values[property.index], for: property, of: model, id: snapshot.id)
+          snapshot.values[property.index], for: property, of: model, id: snapshot.id,
+          lookUp: lookUp)
       }
     }
     for (object, snapshot) in loaded { tables[snapshot.entity].add(object) }
   }
 
   private func slot(
-    _ value: PersistentValue, for property: PropertyModel, of model: EntityModel, id: ObjectID
+    _ value: PersistentValue, for property: PropertyModel, of model: EntityModel, id: ObjectID,
+    lookUp: (ObjectID) -> ManagedObject?
   ) throws -> Slot {
     func resolve(_ target: ObjectID, _ relationship: RelationshipModel) throws -> ManagedObject {
-      guard let object = registered[target], object.isKind(of: relationship.destinationType)
+      guard let object = lookUp(target), object.isKind(of: relationship.destinationType)
       else {
         throw ObjectGraphError(
           .corruptStore,

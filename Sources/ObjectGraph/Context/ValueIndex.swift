@@ -42,13 +42,12 @@ struct ValueIndex<Key: Hashable> {
   /// - Complexity: Amortized O(1): a bucket is taken out while it changes, so it is never
   ///   copied.
   mutating func add(_ object: ManagedObject, for key: Key) {
-    switch buckets.removeValue(forKey: key) {
+    // One hash in the common case: the key was free.
+    switch buckets.updateValue(.one(object), forKey: key) {
     case nil:
-      buckets[key] = .one(object)
+      return
     case .one(let existing):
-      if existing === object {
-        buckets[key] = .one(existing)
-      } else {
+      if existing !== object {
         buckets[key] = .many([
           ObjectIdentifier(existing): existing, ObjectIdentifier(object): object,
         ])

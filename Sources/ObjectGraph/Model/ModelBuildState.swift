@@ -26,11 +26,42 @@ final class ModelBuildState {
     case describe
   }
 
-  var mode: Mode = .create
+  /// The fields every wrapper `init` touches, behind a pointer: reading a class's stored
+  /// property costs a dynamic exclusivity check, reading through a `let` pointer does not.
+  private struct Hot {
+    var mode: Mode = .create
+    var slots = SlotStack()
+    var frameStart = 0
+  }
+
+  private let hot: UnsafeMutablePointer<Hot> = {
+    let pointer = UnsafeMutablePointer<Hot>.allocate(capacity: 1)
+    pointer.initialize(to: Hot())
+    return pointer
+  }()
+
+  var mode: Mode {
+    get { hot.pointee.mode }
+    set { hot.pointee.mode = newValue }
+  }
+
   /// Slots of the objects being initialized on this thread; the current object's start at
   /// `frameStart` (an object created by a default value gets a frame above its owner's).
-  var slots = SlotStack()
-  var frameStart = 0
+  var slots: SlotStack {
+    get { hot.pointee.slots }
+    _modify { yield &hot.pointee.slots }
+  }
+
+  var frameStart: Int {
+    get { hot.pointee.frameStart }
+    set { hot.pointee.frameStart = newValue }
+  }
+
+  deinit {
+    hot.pointee.slots.deallocate()
+    hot.deinitialize(count: 1)
+    hot.deallocate()
+  }
   var blueprints: [PropertyBlueprint] = []
   /// The model handed to the object being materialized or described, if known.
   var model: EntityModel?

@@ -20,6 +20,14 @@ struct SlotStack {
     count += 1
   }
 
+  /// Frees the buffer and the slots in it; the stack must not be used afterwards.
+  mutating func deallocate() {
+    base.deinitialize(count: count)
+    base.deallocate()
+    count = 0
+    capacity = 0
+  }
+
   /// Moves the slots from `start` to the top into a new allocation the caller owns.
   mutating func popFrame(from start: Int) -> (slots: UnsafeMutablePointer<Slot>, count: Int) {
     let frameCount = count - start
