@@ -163,7 +163,12 @@ public final class ObjectContext {
 
   // MARK: Tables
 
+  /// The table of a model. Called on every change, so a schema of a few entities is
+  /// searched by identity, which is faster than hashing.
   func table(for model: EntityModel) -> EntityTable {
+    if tables.count <= 8 {
+      for table in tables where table.model === model { return table }
+    }
     guard let table = tablesByModel[ObjectIdentifier(model)] else {
       preconditionFailure(
         "ObjectGraph: \(model.name) is not a model of this context's container; list it in "
