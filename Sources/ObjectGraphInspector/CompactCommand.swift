@@ -30,22 +30,9 @@ public struct CompactCommand: InspectorCommand {
     self.init(path: arguments.positionals[0])
   }
 
-  /// Compacts the file and writes its size before and after to `output`.
-  ///
-  /// - Returns: The exit status (0, or an ``InspectorError/Code``'s after writing one line to
-  ///   `errorOutput`).
-  public func run(
+  public func execute(
     output: inout some TextOutputStream, errorOutput: inout some TextOutputStream
-  ) -> Int32 {
-    do {
-      try execute(output: &output)
-      return 0
-    } catch {
-      return Inspector.report(error, to: &errorOutput)
-    }
-  }
-
-  private func execute(output: inout some TextOutputStream) throws(InspectorError) {
+  ) throws(InspectorError) {
     let url = URL(fileURLWithPath: path)
     do {
       // Reading the header first also refuses a missing file, which opening would create.

@@ -25,22 +25,9 @@ public struct InfoCommand: InspectorCommand {
     self.init(path: arguments.positionals[0])
   }
 
-  /// Writes the description of the file to `output`.
-  ///
-  /// - Returns: The exit status (0, or an ``InspectorError/Code``'s after writing one line to
-  ///   `errorOutput`).
-  public func run(
+  public func execute(
     output: inout some TextOutputStream, errorOutput: inout some TextOutputStream
-  ) -> Int32 {
-    do {
-      try execute(output: &output)
-      return 0
-    } catch {
-      return Inspector.report(error, to: &errorOutput)
-    }
-  }
-
-  private func execute(output: inout some TextOutputStream) throws(InspectorError) {
+  ) throws(InspectorError) {
     let store = try StoreReader(path: path)
     defer { store.close() }
     let replay = try store.replay()

@@ -145,14 +145,39 @@ public enum Inspector {
   }
 }
 
-/// A subcommand: parsed from its arguments, run against streams.
-protocol InspectorCommand {
+/// A subcommand's work, run against streams.
+public protocol InspectorSubcommand {
+  /// Does the command's work, writing its output (and warnings) to the streams.
+  ///
+  /// - Throws: ``InspectorError`` saying what went wrong.
+  func execute(
+    output: inout some TextOutputStream, errorOutput: inout some TextOutputStream
+  ) throws(InspectorError)
+}
+
+extension InspectorSubcommand {
+  /// Runs the command.
+  ///
+  /// - Returns: The exit status: 0, or an ``InspectorError/Code``'s after writing one line
+  ///   to `errorOutput`.
+  public func run(
+    output: inout some TextOutputStream, errorOutput: inout some TextOutputStream
+  ) -> Int32 {
+    do {
+      try execute(output: &output, errorOutput: &errorOutput)
+      return 0
+    } catch {
+      return Inspector.report(error, to: &errorOutput)
+    }
+  }
+}
+
+/// A subcommand as the tool parses it.
+protocol InspectorCommand: InspectorSubcommand {
   /// The subcommand's name, arguments, options and help.
   static var definition: CommandDefinition { get }
   /// Creates the command from parsed arguments.
   ///
   /// - Throws: ``InspectorError/Code/usage`` for a bad option value.
   init(parsing arguments: ParsedArguments) throws(InspectorError)
-  /// Runs the command; returns the exit status.
-  func run(output: inout some TextOutputStream, errorOutput: inout some TextOutputStream) -> Int32
 }

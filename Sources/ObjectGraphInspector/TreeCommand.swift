@@ -62,22 +62,7 @@ public struct TreeCommand: InspectorCommand {
       depth: try arguments.integer("--depth", minimum: 1, command: name))
   }
 
-  /// Writes the tree to `output`.
-  ///
-  /// - Returns: The exit status (0, or an ``InspectorError/Code``'s after writing one line to
-  ///   `errorOutput`). A torn tail is left out, with a warning line on `errorOutput`.
-  public func run(
-    output: inout some TextOutputStream, errorOutput: inout some TextOutputStream
-  ) -> Int32 {
-    do {
-      try execute(output: &output, errorOutput: &errorOutput)
-      return 0
-    } catch {
-      return Inspector.report(error, to: &errorOutput)
-    }
-  }
-
-  private func execute(
+  public func execute(
     output: inout some TextOutputStream, errorOutput: inout some TextOutputStream
   ) throws(InspectorError) {
     let store = try StoreReader(path: path)

@@ -34,22 +34,9 @@ public struct VerifyCommand: InspectorCommand {
     self.init(path: arguments.positionals[0])
   }
 
-  /// Writes what was checked, and the first problem, to `output`.
-  ///
-  /// - Returns: 0 when the file passed every check; otherwise the problem's
-  ///   ``InspectorError/Code``, after one line on `errorOutput`.
-  public func run(
+  public func execute(
     output: inout some TextOutputStream, errorOutput: inout some TextOutputStream
-  ) -> Int32 {
-    do {
-      try execute(output: &output)
-      return 0
-    } catch {
-      return Inspector.report(error, to: &errorOutput)
-    }
-  }
-
-  private func execute(output: inout some TextOutputStream) throws(InspectorError) {
+  ) throws(InspectorError) {
     let url = URL(fileURLWithPath: path)
     let report: BinaryStoreVerification
     do {
