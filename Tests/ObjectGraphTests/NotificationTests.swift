@@ -201,3 +201,28 @@ import Testing
     _ = token
   }
 }
+
+/// The main context delivers by itself, once per turn of the main queue.
+@Suite struct MainQueueDeliveryTests {
+  @MainActor
+  @Test func theMainContextDeliversOnTheNextTurnOfTheMainQueue() async throws {
+    let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+    let context = container.mainContext
+    let inbox = Box(title: "Inbox")
+    context.insert(inbox)
+    try context.save()
+    var deliveries: [ObjectContextChanges] = []
+    let token = context.observeChanges { deliveries.append($0) }
+    inbox.title = "One"
+    inbox.title = "Two"
+    #expect(deliveries.isEmpty)  // not delivered synchronously
+    for _ in 0..<100 where deliveries.isEmpty {
+      await withCheckedContinuation { continuation in
+        DispatchQueue.main.async { continuation.resume() }
+      }
+    }
+    #expect(deliveries.count == 1)
+    #expect(deliveries.first?.changedKeys(of: inbox) == ["title"])
+    _ = token
+  }
+}
