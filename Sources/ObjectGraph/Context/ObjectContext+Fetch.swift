@@ -54,8 +54,7 @@ extension ObjectContext {
       }
       results.append(object)
     }
-    results.sort { $0.storedObjectID!.rawValue < $1.storedObjectID!.rawValue }
-    return results
+    return sortedByID(results)
   }
 
   /// The smallest index bucket that a predicate's equalities select, or nil when no index

@@ -328,9 +328,17 @@ public final class ObjectContext {
     }
   }
 
-  func sortedByID<S: Sequence>(_ objects: S) -> [ManagedObject] where S.Element == ManagedObject {
-    objects.sorted { ($0.storedObjectID?.rawValue ?? 0) < ($1.storedObjectID?.rawValue ?? 0) }
+  /// Objects in ``ObjectID`` order (unnumbered ones first).
+  ///
+  /// - Complexity: O(*n* log *n*), comparing plain numbers read once per object (reading a
+  ///   class's property inside the comparator would cost an exclusivity check per compare).
+  func sortedByID<Object: ManagedObject, S: Sequence>(_ objects: S) -> [Object]
+  where S.Element == Object {
+    var keyed = objects.map { (key: $0.storedObjectID?.rawValue ?? 0, object: $0) }
+    keyed.sort { $0.key < $1.key }
+    return keyed.map(\.object)
   }
+
 }
 
 extension ManagedObject {

@@ -12,13 +12,14 @@ struct PendingChanges {
   mutating func noteInsert(_ object: ManagedObject) {
     let id = ObjectIdentifier(object)
     // Deleted and brought back (rollback) before anyone heard of the deletion: no news.
-    if deleted.removeValue(forKey: id) != nil { return }
+    if !deleted.isEmpty, deleted.removeValue(forKey: id) != nil { return }
     inserted[id] = object
   }
 
   mutating func noteUpdate(_ object: ManagedObject, property: Int) {
     let id = ObjectIdentifier(object)
-    if inserted[id] != nil || deleted[id] != nil { return }
+    if !inserted.isEmpty, inserted[id] != nil { return }
+    if !deleted.isEmpty, deleted[id] != nil { return }
     updated[id] = object
     updatedKeys[id, default: []].insert(property)
   }
