@@ -30,43 +30,56 @@ public struct Attribute<Value> {
   @usableFromInline let index: Int32
 
   /// Declares an attribute with a default value and options.
+  @inlinable
   public init(wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOption...) {
     index = Self.register(wrappedValue, options)
   }
 
   /// Declares an attribute with a default value and one option (`@Attribute(.unique)`);
   /// spares the array a variadic list allocates for every object.
+  @inlinable
   public init(wrappedValue: @autoclosure @escaping () -> Value, _ option: AttributeOption) {
     index = Self.register(wrappedValue, CollectionOfOne(option))
   }
 
   /// Declares an attribute with a default value (`@Attribute var title = ""`).
+  @inlinable
   public init(wrappedValue: @autoclosure @escaping () -> Value) {
     index = Self.register(wrappedValue, EmptyCollection())
   }
 
-  private static func register(
+  /// Pushes the attribute's slot for the object being initialized. Inlined into the model's
+  /// module, so the default converts with the value's concrete type.
+  @inlinable
+  static func register(
     _ makeDefault: @escaping () -> Value, _ options: some Collection<AttributeOption>
   ) -> Int32 {
     let state = ModelBuildState.current
-    let slot: Slot
     switch state.mode {
     case .materialize:
-      slot = .value(.null)  // loading sets every slot
-    case .create where Value.self == UUID.self:
-      slot = .deferred(DeferredDefault { AttributeCodec.encode(makeDefault()) })
+      return state.append(.value(.null))  // loading sets every slot
     case .create:
-      slot = .value(AttributeCodec.encode(state.evaluateDefault(makeDefault)))
+      if Value.self == UUID.self {
+        return state.append(.deferred(DeferredDefault { AttributeCodec.encode(makeDefault()) }))
+      }
+      return state.append(.value(AttributeCodec.encode(state.evaluateDefault(makeDefault))))
     case .describe:
-      let codec = AttributeCodec.make(for: Value.self)
-      // A type that cannot be persisted is reported by the schema, not here.
-      slot = .value(
-        codec == nil ? .null : AttributeCodec.encode(state.evaluateDefault(makeDefault)))
-      state.blueprints.append(
-        .attribute(AttributeBlueprint(valueType: Value.self, options: Array(options), codec: codec))
-      )
+      return describe(makeDefault, Array(options))
     }
-    return state.append(slot)
+  }
+
+  /// Pushes the prototype's slot and records how the attribute was declared.
+  @usableFromInline
+  static func describe(_ makeDefault: @escaping () -> Value, _ options: [AttributeOption])
+    -> Int32
+  {
+    let state = ModelBuildState.current
+    let codec = AttributeCodec.make(for: Value.self)
+    state.blueprints.append(
+      .attribute(AttributeBlueprint(valueType: Value.self, options: options, codec: codec)))
+    // A type that cannot be persisted is reported by the schema, not here.
+    return state.append(
+      .value(codec == nil ? .null : AttributeCodec.encode(state.evaluateDefault(makeDefault))))
   }
 
   @available(*, unavailable, message: "@Attribute is only available on ManagedObject subclasses")

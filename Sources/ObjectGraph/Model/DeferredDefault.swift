@@ -10,6 +10,7 @@
 final class DeferredDefault {
   let make: () -> PersistentValue
 
+  @usableFromInline
   init(_ make: @escaping () -> PersistentValue) {
     self.make = make
   }

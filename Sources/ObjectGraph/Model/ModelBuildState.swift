@@ -17,6 +17,7 @@
 ///   options, delete rule, inverse) so the schema is built from the classes themselves.
 @usableFromInline
 final class ModelBuildState {
+  @usableFromInline
   enum Mode {
     /// A user creates an object: evaluate defaults.
     case create
@@ -40,6 +41,7 @@ final class ModelBuildState {
     return pointer
   }()
 
+  @usableFromInline
   var mode: Mode {
     get { hot.pointee.mode }
     set { hot.pointee.mode = newValue }
