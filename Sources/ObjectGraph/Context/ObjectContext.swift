@@ -133,9 +133,14 @@ public final class ObjectContext {
       precondition(
         next.trackingContext == nil, "ObjectGraph: \(next) belongs to another context")
       register(next)
-      for property in next.model.properties where property.isRelationship {
-        for related in next.slots[property.index].objects where related.trackingContext !== self {
+      for property in next.model.relationshipIndices {
+        switch next.slots[property] {
+        case .toOne(let related?) where related.trackingContext !== self:
           pending.append(related)
+        case .toMany(let list):
+          for related in list where related.trackingContext !== self { pending.append(related) }
+        default:
+          break
         }
       }
     }

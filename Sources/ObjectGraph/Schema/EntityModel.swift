@@ -11,6 +11,8 @@ final class EntityModel: @unchecked Sendable {
   let name: String
   /// Set while the model is built, then never changed.
   fileprivate(set) var properties: [PropertyModel] = []
+  /// The numbers of the relationship properties, for loops that touch only those.
+  private(set) var relationshipIndices: [Int] = []
   /// Observation keys, one per property: `\ManagedObject.[observationKey: n]`.
   let observationKeys: [KeyPath<ManagedObject, Int>]
   /// An instance used to resolve key paths to property numbers (see ``propertyIndex(for:)``).
@@ -79,6 +81,7 @@ final class EntityModel: @unchecked Sendable {
 
   func setProperties(_ properties: [PropertyModel]) {
     self.properties = properties
+    relationshipIndices = properties.filter(\.isRelationship).map(\.index)
   }
 }
 
