@@ -33,3 +33,49 @@ import Testing
     #expect(saved.first?.children.map(\.title) == ["Task"])
   }
 }
+
+/// Two containers on one store file: the second is told the store is in use, the first
+/// keeps working, and once the first is closed the file opens again.
+@Suite struct ContainerFileTests {
+  @Test func aSecondContainerOnAFileInUseIsRefused() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("shared.ogstore")
+    let first = try ObjectContainer(for: Box.self, storeURL: url)
+    let context = try ObjectContext(first)
+    context.insert(Box(title: "First"))
+    try context.save()
+    let error = #expect(throws: ObjectGraphError.self) {
+      try ObjectContainer(for: Box.self, storeURL: url)
+    }
+    #expect(error?.code == .storeInUse)
+    #expect(error?.file == url)
+    context.insert(Box(title: "Second"))
+    try context.save()
+    first.close()
+    let again = try ObjectContext(ObjectContainer(for: Box.self, storeURL: url))
+    #expect(try again.fetchCount(FetchDescriptor<Box>()) == 2)
+  }
+
+  @Test func aDamagedFileIsAnErrorNamingItAndIsLeftAlone() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("damaged.ogstore")
+    do {
+      let container = try ObjectContainer(for: Box.self, storeURL: url)
+      let context = try ObjectContext(container)
+      for index in 0..<3 {
+        context.insert(Box(title: "\(index)"))
+        try context.save()
+      }
+      container.close()
+    }
+    var bytes = try Data(contentsOf: url)
+    bytes[bytes.count / 2] ^= 0x01
+    try bytes.write(to: url)
+    let error = #expect(throws: ObjectGraphError.self) {
+      try ObjectContainer(for: Box.self, storeURL: url)
+    }
+    #expect(error?.code == .corruptStore)
+    #expect(error?.file == url)
+    #expect(try Data(contentsOf: url) == bytes)
+  }
+}
