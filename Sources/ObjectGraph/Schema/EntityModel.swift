@@ -35,11 +35,6 @@ final class EntityModel: @unchecked Sendable {
     self.observationKeys = (0..<propertyCount).map { \ManagedObject.[observationKey: $0] }
   }
 
-  /// The property with this name.
-  func property(named name: String) -> PropertyModel? {
-    properties.first { $0.name == name }
-  }
-
   /// The relationship model of property `index`, if it is a relationship.
   func relationship(_ index: Int) -> RelationshipModel? {
     if case .relationship(let relationship) = properties[index].kind { return relationship }
@@ -127,8 +122,6 @@ final class RelationshipModel: @unchecked Sendable {
   /// Set while models are resolved, then never changed.
   fileprivate(set) unowned(unsafe) var destination: EntityModel!
   fileprivate(set) var inverse: Int?
-  /// Whether the inverse was declared on this side (for mismatch errors).
-  let declaredInverse: Bool
   /// `\Destination.objectID`.
   let destinationObjectID: AnyKeyPath
 
@@ -138,7 +131,6 @@ final class RelationshipModel: @unchecked Sendable {
     minimumCount = blueprint.minimumCount
     maximumCount = blueprint.maximumCount
     destinationType = blueprint.destination
-    declaredInverse = blueprint.inverseProbe != nil
     destinationObjectID = blueprint.destinationObjectID
   }
 
