@@ -15,9 +15,13 @@ let package = Package(
         .target(name: "ObjectGraph"),
         .target(name: "ObjectGraphTesting", dependencies: ["ObjectGraph"]),
         .executableTarget(name: "ObjectGraphDemo", dependencies: ["ObjectGraph"]),
-        .executableTarget(name: "seedbench", dependencies: ["ObjectGraph"], path: "Benchmarks/seedbench"),
+        .target(name: "BenchmarkSupport", dependencies: ["ObjectGraph"], path: "Benchmarks/Support"),
         .executableTarget(
-            name: "microbench", dependencies: ["ObjectGraph"], path: "Benchmarks/microbench",
+            name: "seedbench", dependencies: ["ObjectGraph", "BenchmarkSupport"],
+            path: "Benchmarks/seedbench"),
+        .executableTarget(
+            name: "microbench", dependencies: ["ObjectGraph", "BenchmarkSupport"],
+            path: "Benchmarks/microbench",
             linkerSettings: [
                 // Replace glibc's malloc family with the benchmark's counting one
                 // (see Benchmarks/microbench/AllocationCounter.swift).

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import ObjectGraph
 
@@ -267,12 +268,5 @@ enum Cases {
   private static func savedBoxes(roots: Int) throws -> (BoxFixture, [Box]) {
     let fixture = try BoxFixture(roots: roots)
     return (fixture, try fixture.allBoxes())
-  }
-}
-
-extension FixtureRandom {
-  /// A draw reduced to `0..<count`.
-  mutating func index(below count: Int) -> Int {
-    Int(next() % UInt64(count))
   }
 }

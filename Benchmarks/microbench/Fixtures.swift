@@ -1,15 +1,6 @@
+import BenchmarkSupport
 import Foundation
 import ObjectGraph
-
-/// The workload's model (as in `seedbench`).
-final class Box: ManagedObject {
-  @Attribute(.unique) var id = UUID()
-  @Attribute var title = ""
-  @Attribute var detail = ""
-  @Attribute var created = Date()
-  @Relationship(inverse: \Box.children) var parent: Box?
-  @Relationship(deleteRule: .cascade) var children: [Box]
-}
 
 /// The workload's model with constant defaults: what `Box()` costs without running
 /// `UUID()` and `Date()`.
@@ -22,29 +13,8 @@ final class ConstantDefaultsBox: ManagedObject {
   @Relationship(deleteRule: .cascade) var children: [ConstantDefaultsBox]
 }
 
-/// Deterministic ids and boxes for fixtures (SplitMix64, as in the workload).
-struct FixtureRandom {
-  private var state: UInt64 = 42
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  mutating func nextUUID() -> UUID {
-    let high = next().bigEndian
-    let low = next().bigEndian
-    var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    withUnsafeMutableBytes(of: &bytes) { buffer in
-      buffer.storeBytes(of: high, toByteOffset: 0, as: UInt64.self)
-      buffer.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
-    }
-    return UUID(uuid: bytes)
-  }
-}
+/// Deterministic ids for fixtures: the workload's generator.
+typealias FixtureRandom = SplitMix64
 
 /// A store holding saved box trees, and a container open on it.
 ///

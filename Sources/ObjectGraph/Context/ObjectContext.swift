@@ -57,8 +57,8 @@ public final class ObjectContext {
 
   deinit {
     // Break parent/child reference cycles and dangling back-references.
+    // Inserted objects are registered too.
     for object in registered.values { object.detachFromContext(clearingRelationships: true) }
-    for object in inserted.values { object.detachFromContext(clearingRelationships: true) }
   }
 
   // MARK: Inspecting

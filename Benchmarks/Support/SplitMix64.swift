@@ -4,16 +4,16 @@ import Foundation
 ///
 /// Every draw happens in the order `WORKLOAD.md` prescribes, so the SQLite baseline and this
 /// benchmark pick the same boxes and positions.
-struct SplitMix64 {
+public struct SplitMix64 {
   private var state: UInt64
 
   /// Creates a generator; the workload uses seed 42.
-  init(seed: UInt64 = 42) {
+  public init(seed: UInt64 = 42) {
     state = seed
   }
 
   /// The next 64-bit draw.
-  mutating func next() -> UInt64 {
+  public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -22,12 +22,12 @@ struct SplitMix64 {
   }
 
   /// A draw reduced to an index in `0..<count` (`rand() % n`).
-  mutating func index(below count: Int) -> Int {
+  public mutating func index(below count: Int) -> Int {
     Int(next() % UInt64(count))
   }
 
   /// A UUID made of the big-endian bytes of two draws.
-  mutating func nextUUID() -> UUID {
+  public mutating func nextUUID() -> UUID {
     let high = next().bigEndian
     let low = next().bigEndian
     var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
