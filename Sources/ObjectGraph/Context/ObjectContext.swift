@@ -254,8 +254,13 @@ public final class ObjectContext {
               + "for \(model.properties.count) properties", entity: model.name,
             objectID: snapshot.id)
         }
-        state.mode = .materialize
-        state.model = model
+        // Attribute slots get their stored values now; relationship slots start empty
+        // and are linked once every object exists.
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: max(snapshot.values.count, 1))
+        for (index, empty) in model.emptyRelationshipSlots.enumerated() {
+          (slots + index).initialize(to: empty ?? .value(snapshot.values[index]))
+        }
+        state.prepare(slots, count: snapshot.values.count, model: model)
         let object = model.type.init()
         object.storedObjectID = snapshot.id
         object.lifecycle = .persisted
@@ -282,9 +287,9 @@ public final class ObjectContext {
     }
     for (object, snapshot) in loaded {
       let model = object.model
-      for property in model.properties {
-        object.slots[property.index] = try slot(
-          snapshot.values[property.index], for: property, of: model, id: snapshot.id,
+      for index in model.relationshipIndices {
+        object.slots[index] = try slot(
+          snapshot.values[index], for: model.properties[index], of: model, id: snapshot.id,
           lookUp: lookUp)
       }
     }

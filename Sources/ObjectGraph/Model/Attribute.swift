@@ -57,7 +57,7 @@ public struct Attribute<Value> {
     let state = ModelBuildState.current
     switch state.mode {
     case .materialize:
-      return state.append(.value(.null))  // loading sets every slot
+      return state.nextPreparedIndex()  // the loader has filled the slots
     case .create:
       if Value.self == UUID.self {
         return state.append(.deferred(DeferredDefault { AttributeCodec.encode(makeDefault()) }))
@@ -95,12 +95,12 @@ public struct Attribute<Value> {
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
-    get {
+    @inline(__always) get {
       let index = Int(object[keyPath: storageKeyPath].index)
       object.willRead(index)
       return AttributeCodec.decode(object.slots[index], as: Value.self)
     }
-    set {
+    @inline(__always) set {
       let index = Int(object[keyPath: storageKeyPath].index)
       object.setAttribute(index, to: AttributeCodec.encode(newValue))
     }

@@ -33,6 +33,11 @@ final class ModelBuildState {
     var mode: Mode = .create
     var slots = SlotStack()
     var frameStart = 0
+    /// In materialize mode: the slots the loader filled for the object being initialized,
+    /// and the number of the next wrapper to initialize.
+    var prepared: UnsafeMutablePointer<Slot>?
+    var preparedCount = 0
+    var nextPrepared: Int32 = 0
   }
 
   private let hot: UnsafeMutablePointer<Hot> = {
@@ -96,6 +101,24 @@ final class ModelBuildState {
     return key
   }()
 
+  /// Hands the loader's slots to the object about to be materialized: its wrappers only
+  /// count themselves (``nextPreparedIndex()``), and its `ManagedObject.init` takes them.
+  func prepare(_ slots: UnsafeMutablePointer<Slot>, count: Int, model: EntityModel) {
+    mode = .materialize
+    self.model = model
+    hot.pointee.prepared = slots
+    hot.pointee.preparedCount = count
+    hot.pointee.nextPrepared = 0
+  }
+
+  /// The property number of the next wrapper of an object being materialized.
+  @usableFromInline
+  func nextPreparedIndex() -> Int32 {
+    let index = hot.pointee.nextPrepared
+    hot.pointee.nextPrepared = index + 1
+    return index
+  }
+
   /// Appends a wrapper's slot and returns its property number. Wrappers add their
   /// blueprint to ``blueprints`` themselves, in describe mode only.
   @usableFromInline
@@ -147,6 +170,17 @@ final class ModelBuildState {
   func takeFrame(for type: ManagedObject.Type) -> (
     slots: UnsafeMutablePointer<Slot>, count: Int, model: EntityModel?, mode: Mode
   ) {
+    if mode == .materialize, let prepared = hot.pointee.prepared {
+      precondition(
+        Int(hot.pointee.nextPrepared) == hot.pointee.preparedCount,
+        "ObjectGraph: \(type) declared \(hot.pointee.nextPrepared) persistent properties while "
+          + "loading, \(hot.pointee.preparedCount) when described")
+      hot.pointee.prepared = nil
+      let frameModel = model
+      model = nil
+      mode = .create  // objects created later in this initializer's body are user objects
+      return (prepared, hot.pointee.preparedCount, frameModel, .materialize)
+    }
     let (storage, count) = slots.popFrame(from: frameStart)
     var frameModel = model
     if frameModel == nil, mode != .describe, let lastModel, lastModel.type == type {

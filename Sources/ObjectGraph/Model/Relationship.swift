@@ -65,6 +65,7 @@ public struct Relationship<Value: RelationshipValue> {
     inverseProbe: ((ManagedObject) -> Void)?
   ) -> Int32 {
     let state = ModelBuildState.current
+    if state.mode == .materialize { return state.nextPreparedIndex() }
     if state.mode == .describe {
       state.blueprints.append(
         .relationship(
@@ -95,7 +96,7 @@ public struct Relationship<Value: RelationshipValue> {
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
-    get {
+    @inline(__always) get {
       let index = Int(object[keyPath: storageKeyPath].index)
       // `Optional<Destination>` and `[Destination]` have the layout of `Optional<ManagedObject>`
       // and `[ManagedObject]`; every element was checked to be a `Destination` when stored.
@@ -105,7 +106,7 @@ public struct Relationship<Value: RelationshipValue> {
         return unsafeBitCast(object.readSlot(index).object, to: Value.self)
       }
     }
-    set {
+    @inline(__always) set {
       let index = Int(object[keyPath: storageKeyPath].index)
       if Value.isToMany {
         object.setToMany(index, to: unsafeBitCast(newValue, to: [ManagedObject].self))
@@ -122,7 +123,7 @@ public struct Relationship<Value: RelationshipValue> {
     projected projectedKeyPath: ReferenceWritableKeyPath<Object, RelatedObjects<Value>>,
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> RelatedObjects<Value> {
-    get {
+    @inline(__always) get {
       RelatedObjects(owner: object, index: Int(object[keyPath: storageKeyPath].index))
     }
     set {}

@@ -13,6 +13,9 @@ final class EntityModel: @unchecked Sendable {
   fileprivate(set) var properties: [PropertyModel] = []
   /// The numbers of the relationship properties, for loops that touch only those.
   private(set) var relationshipIndices: [Int] = []
+  /// Per property: the empty value of a relationship's slot, nil for an attribute. Loading
+  /// starts relationship slots empty and links them once every object exists.
+  private(set) var emptyRelationshipSlots: [Slot?] = []
   /// Observation keys, one per property: `\ManagedObject.[observationKey: n]`.
   let observationKeys: [KeyPath<ManagedObject, Int>]
   /// An instance used to resolve key paths to property numbers (see ``propertyIndex(for:)``).
@@ -77,6 +80,10 @@ final class EntityModel: @unchecked Sendable {
   func setProperties(_ properties: [PropertyModel]) {
     self.properties = properties
     relationshipIndices = properties.filter(\.isRelationship).map(\.index)
+    emptyRelationshipSlots = properties.map { property in
+      guard case .relationship(let relationship) = property.kind else { return nil }
+      return relationship.isToMany ? .toMany([]) : .toOne(nil)
+    }
   }
 }
 
