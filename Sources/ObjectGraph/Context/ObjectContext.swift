@@ -19,7 +19,7 @@ import Foundation
 public final class ObjectContext {
   let coordinator: StoreCoordinator
   /// The identity map: every registered object (inserted, saved or deleted-but-unsaved).
-  private(set) var registered: [ObjectID: ManagedObject] = [:]
+  private(set) var registered = ObjectNumberMap<ManagedObject>()
   /// One table per entity of the schema, in schema order.
   private(set) var tables: [EntityTable] = []
   private var tablesByModel: [ObjectIdentifier: EntityTable] = [:]
@@ -233,7 +233,7 @@ public final class ObjectContext {
     let state = ModelBuildState.current
     var loaded: [(ManagedObject, ObjectSnapshot)] = []
     loaded.reserveCapacity(contents.objects.count)
-    registered.reserveCapacity(contents.objects.count)
+    registered.reserve(upTo: contents.nextObjectNumber)
     var counts = [Int](repeating: 0, count: tables.count)
     for snapshot in contents.objects where counts.indices.contains(snapshot.entity) {
       counts[snapshot.entity] += 1
@@ -265,7 +265,7 @@ public final class ObjectContext {
         object.storedObjectID = snapshot.id
         object.lifecycle = .persisted
         object.trackingContext = self
-        guard registered.updateValue(object, forKey: snapshot.id) == nil else {
+        guard registered.updateValue(object, for: snapshot.id) == nil else {
           throw ObjectGraphError(
             .corruptStore, "stored object \(snapshot.id) appears twice", entity: model.name,
             objectID: snapshot.id)
@@ -273,35 +273,21 @@ public final class ObjectContext {
         loaded.append((object, snapshot))
       }
     }
-    // Resolve references through an array indexed by object number when the numbers are
-    // dense (as a store's are), through the identity map otherwise.
-    let maximum = contents.objects.lazy.map(\.id.rawValue).max() ?? 0
-    var byNumber: [ManagedObject?] = []
-    if maximum <= UInt64(4 * contents.objects.count + 1_024) {
-      byNumber = Array(repeating: nil, count: Int(maximum) + 1)
-      for (object, snapshot) in loaded { byNumber[Int(snapshot.id.rawValue)] = object }
-    }
-    func lookUp(_ id: ObjectID) -> ManagedObject? {
-      if byNumber.isEmpty { return registered[id] }
-      return id.rawValue < UInt64(byNumber.count) ? byNumber[Int(id.rawValue)] : nil
-    }
     for (object, snapshot) in loaded {
       let model = object.model
       for index in model.relationshipIndices {
         object.slots[index] = try slot(
-          snapshot.values[index], for: model.properties[index], of: model, id: snapshot.id,
-          lookUp: lookUp)
+          snapshot.values[index], for: model.properties[index], of: model, id: snapshot.id)
       }
     }
     for (object, snapshot) in loaded { tables[snapshot.entity].add(object) }
   }
 
   private func slot(
-    _ value: PersistentValue, for property: PropertyModel, of model: EntityModel, id: ObjectID,
-    lookUp: (ObjectID) -> ManagedObject?
+    _ value: PersistentValue, for property: PropertyModel, of model: EntityModel, id: ObjectID
   ) throws -> Slot {
     func resolve(_ target: ObjectID, _ relationship: RelationshipModel) throws -> ManagedObject {
-      guard let object = lookUp(target), object.isKind(of: relationship.destinationType)
+      guard let object = registered[target], object.isKind(of: relationship.destinationType)
       else {
         throw ObjectGraphError(
           .corruptStore,
@@ -340,13 +326,22 @@ public final class ObjectContext {
 
   /// Objects in ``ObjectID`` order (unnumbered ones first).
   ///
-  /// - Complexity: O(*n* log *n*), comparing plain numbers read once per object (reading a
-  ///   class's property inside the comparator would cost an exclusivity check per compare).
+  /// - Complexity: O(*n*) when already in order, O(*n* log *n*) otherwise, comparing plain
+  ///   numbers read once per object (reading a class's property inside the comparator would
+  ///   cost an exclusivity check per compare). Closures, not key paths: in a generic context
+  ///   a key path is instantiated at run time on every call.
   func sortedByID<Object: ManagedObject, S: Sequence>(_ objects: S) -> [Object]
   where S.Element == Object {
-    var keyed = objects.map { (key: $0.storedObjectID?.rawValue ?? 0, object: $0) }
-    keyed.sort { $0.key < $1.key }
-    return keyed.map(\.object)
+    var keyed: [(key: UInt64, object: Object)] = objects.map {
+      (key: $0.storedObjectID?.rawValue ?? 0, object: $0)
+    }
+    var isSorted = true
+    for position in keyed.indices.dropFirst() where keyed[position - 1].key > keyed[position].key {
+      isSorted = false
+      break
+    }
+    if !isSorted { keyed.sort { $0.key < $1.key } }
+    return keyed.map { $0.object }
   }
 
 }

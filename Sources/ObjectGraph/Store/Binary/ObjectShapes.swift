@@ -25,9 +25,9 @@ struct ObjectShapes {
   /// For each entity, its to-many properties.
   private let listProperties: [[Int]]
   /// The entity of each live object.
-  private var entities: [ObjectID: Int32] = [:]
-  /// The length of each non-empty ordered list.
-  private var lengths: [ListKey: Int32] = [:]
+  private var entities = ObjectNumberMap<Int32>()
+  /// The length of each non-empty ordered list, by property number, then object.
+  private var lengths: [ObjectNumberMap<Int32>]
   /// The largest next object number recorded.
   private(set) var nextObjectNumber: UInt64 = 1
   /// Encoded bytes of the whole objects seen, to estimate the size of a compacted file.
@@ -42,13 +42,15 @@ struct ObjectShapes {
     listProperties = schema.entities.map { entity in
       entity.properties.indices.filter { entity.properties[$0].relationship?.isToMany == true }
     }
+    let propertyCount = schema.entities.map(\.properties.count).max() ?? 0
+    lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
     nextObjectNumber = contents.nextObjectNumber
-    entities.reserveCapacity(contents.objects.count)
+    entities.reserve(upTo: contents.nextObjectNumber)
     for object in contents.objects {
       entities[object.id] = Int32(object.entity)
       for property in listProperties[object.entity] {
         let count = Self.listCount(object.values[property])
-        if count > 0 { lengths[ListKey(id: object.id, property: Int32(property))] = Int32(count) }
+        if count > 0 { lengths[property][object.id] = Int32(count) }
       }
     }
   }
@@ -79,37 +81,42 @@ struct ObjectShapes {
 
   /// Checks a changeset against the live objects and, if it fits, applies it.
   ///
+  /// Changes are applied as they are checked, each noted in the undo record; a change that
+  /// does not fit reverts those already applied.
+  ///
   /// - Returns: What ``revert(_:)`` needs to undo it.
   /// - Throws: ``ObjectGraphError/Code/corruptStore`` saying what does not fit; the shapes
   ///   are then unchanged.
   /// - Complexity: O(*k*) in the size of the changeset.
   mutating func apply(_ changeset: Changeset) throws -> Undo {
-    if changeset.updated.isEmpty, changeset.deleted.isEmpty {
-      return try insert(changeset)
+    var undo = Undo(nextObjectNumber: nextObjectNumber)
+    undo.entities.reserveCapacity(changeset.inserted.count + changeset.deleted.count)
+    do {
+      try applyChanges(of: changeset, recordingIn: &undo)
+    } catch {
+      revert(undo)
+      throw error
     }
-    // Work on the touched objects only, then write them back.
-    var newEntities: [ObjectID: Int32?] = [:]
-    var newLengths: [ListKey: Int32] = [:]
-    func entity(of id: ObjectID) -> Int32? {
-      if let changed = newEntities[id] { return changed }
-      return entities[id]
-    }
-    func length(_ key: ListKey) -> Int32 { newLengths[key] ?? lengths[key] ?? 0 }
+    nextObjectNumber = max(nextObjectNumber, changeset.nextObjectNumber)
+    return undo
+  }
 
+  private mutating func applyChanges(of changeset: Changeset, recordingIn undo: inout Undo)
+    throws
+  {
     for object in changeset.inserted {
       try ChangesetApplier(schema: schema).check(object)
-      guard entity(of: object.id) == nil else {
+      guard entities[object.id] == nil else {
         throw ObjectGraphError(
           .corruptStore, "object \(object.id) is inserted twice", objectID: object.id)
       }
-      newEntities[object.id] = Int32(object.entity)
+      setEntity(Int32(object.entity), of: object.id, &undo)
       for property in listProperties[object.entity] {
-        newLengths[ListKey(id: object.id, property: Int32(property))] = Int32(
-          Self.listCount(object.values[property]))
+        setLength(Self.listCount(object.values[property]), of: property, object.id, &undo)
       }
     }
     for update in changeset.updated {
-      guard let entityIndex = entity(of: update.id).map(Int.init) else {
+      guard let entityIndex = entities[update.id].map(Int.init) else {
         throw ObjectGraphError(
           .corruptStore, "updated object \(update.id) does not exist", objectID: update.id)
       }
@@ -123,10 +130,9 @@ struct ObjectShapes {
         }
         let property = description.properties[change.property]
         let isList = property.relationship?.isToMany == true
-        let key = ListKey(id: update.id, property: Int32(change.property))
         switch change.kind {
         case .set(let value):
-          if isList { newLengths[key] = Int32(Self.listCount(value)) }
+          if isList { setLength(Self.listCount(value), of: change.property, update.id, &undo) }
         case .edit(let edits):
           guard isList else {
             throw ObjectGraphError(
@@ -135,70 +141,40 @@ struct ObjectShapes {
                 + "relationship", entity: description.name, property: property.name,
               objectID: update.id)
           }
-          newLengths[key] = Int32(try edits.reduce(Int(length(key))) { try $1.count(after: $0) })
+          let length = Int(lengths[change.property][update.id] ?? 0)
+          let newLength = try edits.reduce(length) { try $1.count(after: $0) }
+          setLength(newLength, of: change.property, update.id, &undo)
         }
       }
     }
-    var deleted = Set<ObjectID>()
     for id in changeset.deleted {
-      guard let entityIndex = entity(of: id), deleted.insert(id).inserted else {
+      guard let entityIndex = entities[id] else {
         throw ObjectGraphError(.corruptStore, "deleted object \(id) does not exist", objectID: id)
       }
-      newEntities[id] = .some(nil)
-      for property in listProperties[Int(entityIndex)] {
-        newLengths[ListKey(id: id, property: Int32(property))] = 0
-      }
+      setEntity(nil, of: id, &undo)
+      for property in listProperties[Int(entityIndex)] { setLength(0, of: property, id, &undo) }
     }
-
-    var undo = Undo(nextObjectNumber: nextObjectNumber)
-    undo.entities.reserveCapacity(newEntities.count)
-    for (id, entity) in newEntities {
-      undo.entities.append((id, entities[id]))
-      entities[id] = entity
-    }
-    for (key, length) in newLengths {
-      undo.lengths.append((key, lengths[key]))
-      lengths[key] = length > 0 ? length : nil
-    }
-    nextObjectNumber = max(nextObjectNumber, changeset.nextObjectNumber)
-    return undo
   }
 
-  /// Applies a changeset that only inserts (the first save of a new graph): checked against
-  /// the live objects and itself, then written straight in.
-  private mutating func insert(_ changeset: Changeset) throws -> Undo {
-    var seen = Set<ObjectID>(minimumCapacity: changeset.inserted.count)
-    for object in changeset.inserted {
-      try ChangesetApplier(schema: schema).check(object)
-      guard entities[object.id] == nil, seen.insert(object.id).inserted else {
-        throw ObjectGraphError(
-          .corruptStore, "object \(object.id) is inserted twice", objectID: object.id)
-      }
-    }
-    var undo = Undo(nextObjectNumber: nextObjectNumber)
-    undo.entities.reserveCapacity(changeset.inserted.count)
-    entities.reserveCapacity(entities.count + changeset.inserted.count)
-    for object in changeset.inserted {
-      entities[object.id] = Int32(object.entity)
-      undo.entities.append((object.id, nil))
-      for property in listProperties[object.entity] {
-        let count = Self.listCount(object.values[property])
-        guard count > 0 else { continue }
-        let key = ListKey(id: object.id, property: Int32(property))
-        lengths[key] = Int32(count)
-        undo.lengths.append((key, nil))
-      }
-    }
-    nextObjectNumber = max(nextObjectNumber, changeset.nextObjectNumber)
-    return undo
+  private mutating func setEntity(_ entity: Int32?, of id: ObjectID, _ undo: inout Undo) {
+    undo.entities.append((id, entities.updateValue(entity, for: id)))
   }
 
-  /// Undoes the changeset applied last.
+  private mutating func setLength(
+    _ length: Int, of property: Int, _ id: ObjectID, _ undo: inout Undo
+  ) {
+    let old = lengths[property].updateValue(length > 0 ? Int32(length) : nil, for: id)
+    if old == nil, length == 0 { return }
+    undo.lengths.append((ListKey(id: id, property: Int32(property)), old))
+  }
+
+  /// Undoes the changeset applied last (changes in reverse order, so an object changed twice
+  /// gets its first value back).
   ///
   /// - Complexity: O(*k*) in the size of the changeset.
   mutating func revert(_ undo: Undo) {
-    for (id, entity) in undo.entities { entities[id] = entity }
-    for (key, length) in undo.lengths { lengths[key] = length }
+    for (id, entity) in undo.entities.reversed() { entities[id] = entity }
+    for (key, length) in undo.lengths.reversed() { lengths[Int(key.property)][key.id] = length }
     nextObjectNumber = undo.nextObjectNumber
   }
 

@@ -1,0 +1,95 @@
+/// A map from ``ObjectID`` to values, stored as an array indexed by object number.
+///
+/// A store hands out object numbers in increasing blocks, so the numbers of its live objects
+/// are dense: an array costs one load per lookup and no hashing, where a `Dictionary` costs
+/// a SipHash of the key. A number far beyond the live population (a forged file, or a store
+/// whose objects were mostly deleted long ago) goes to a dictionary instead, so memory stays
+/// within about twice the population plus a fixed margin.
+struct ObjectNumberMap<Value> {
+  private var dense: [Value?] = []
+  private var sparse: [UInt64: Value] = [:]
+  /// The number of keys with a value.
+  private(set) var count = 0
+
+  /// Numbers below this always fit the array, however few values it holds.
+  private static var margin: Int { 65_536 }
+
+  init() {}
+
+  var isEmpty: Bool { count == 0 }
+
+  /// Makes room for keys up to `maximum` in the array, if it may hold them.
+  mutating func reserve(upTo maximum: UInt64) {
+    guard maximum < UInt64(Int.max / 4), Int(maximum) < 2 * count + Self.margin + 1 else {
+      return
+    }
+    grow(toInclude: Int(maximum))
+  }
+
+  /// The value of `id`, if any.
+  ///
+  /// - Complexity: O(1); no hashing when `id` is in the array.
+  subscript(id: ObjectID) -> Value? {
+    get {
+      let number = id.rawValue
+      if number < UInt64(dense.count) { return dense[Int(number)] }
+      return sparse.isEmpty ? nil : sparse[number]
+    }
+    set { _ = updateValue(newValue, for: id) }
+  }
+
+  /// Sets or removes the value of `id` and returns the value it replaced.
+  @discardableResult
+  mutating func updateValue(_ value: Value?, for id: ObjectID) -> Value? {
+    let number = id.rawValue
+    if number >= UInt64(dense.count), value != nil,
+      number < UInt64(2 * (count + 1) + Self.margin)
+    {
+      grow(toInclude: Int(number))
+    }
+    let old: Value?
+    if number < UInt64(dense.count) {
+      old = dense[Int(number)]
+      dense[Int(number)] = value
+    } else if let value {
+      old = sparse.updateValue(value, forKey: number)
+    } else {
+      old = sparse.removeValue(forKey: number)
+    }
+    count += (value == nil ? 0 : 1) - (old == nil ? 0 : 1)
+    return old
+  }
+
+  /// Every value, in object-number order for those in the array.
+  var values: [Value] {
+    var result: [Value] = []
+    result.reserveCapacity(count)
+    for value in dense { if let value { result.append(value) } }
+    result.append(contentsOf: sparse.values)
+    return result
+  }
+
+  /// Every key with its value.
+  var pairs: [(ObjectID, Value)] {
+    var result: [(ObjectID, Value)] = []
+    result.reserveCapacity(count)
+    for (number, value) in dense.enumerated() {
+      if let value { result.append((ObjectID(rawValue: UInt64(number)), value)) }
+    }
+    for (number, value) in sparse { result.append((ObjectID(rawValue: number), value)) }
+    return result
+  }
+
+  /// Grows the array to hold `number`, moving any values the dictionary held below it.
+  private mutating func grow(toInclude number: Int) {
+    let newCount = max(number + 1, min(dense.count * 2, number + Self.margin))
+    dense.append(contentsOf: repeatElement(nil, count: newCount - dense.count))
+    guard !sparse.isEmpty else { return }
+    for (key, value) in sparse where key < UInt64(newCount) {
+      dense[Int(key)] = value
+      sparse[key] = nil
+    }
+  }
+}
+
+extension ObjectNumberMap: Sendable where Value: Sendable {}
