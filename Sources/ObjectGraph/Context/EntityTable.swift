@@ -6,14 +6,14 @@ final class EntityTable {
   let entityIndex: Int
   /// The live objects, in no particular order; each knows its position (`tableIndex`), so
   /// adding and removing cost O(1) with no hashing.
-  private(set) var objects: [ManagedObject] = []
+  @exclusivity(unchecked) private(set) var objects: [ManagedObject] = []
   /// Indexes of unique and indexed attributes, by property number (nil for the others; an
   /// array, so finding a property's index costs no hashing).
-  private(set) var attributeIndexes: [ValueIndex<PersistentValue>?]
+  @exclusivity(unchecked) private(set) var attributeIndexes: [ValueIndex<PersistentValue>?]
   /// Indexes of to-one relationships, by property number. For a to-one relationship whose
   /// inverse is to-many, only objects with no target are indexed: the objects with a given
   /// target are that target's inverse list.
-  private(set) var toOneIndexes: [ValueIndex<ObjectIdentifier?>?]
+  @exclusivity(unchecked) private(set) var toOneIndexes: [ValueIndex<ObjectIdentifier?>?]
   /// The inverse (to-many) property of each to-one relationship indexed for nil only.
   private var inverseLists: [Int?]
   /// Properties with an index, for quick iteration.

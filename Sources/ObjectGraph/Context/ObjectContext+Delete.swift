@@ -72,10 +72,10 @@ extension ObjectContext {
       pending.noteDelete(object)
       table(for: object.model).remove(object)
       if object.lifecycle == .inserted {
-        inserted[ObjectIdentifier(object)] = nil
+        inserted.remove(object)
         unsaved.append(object)
       } else {
-        deleted[ObjectIdentifier(object)] = object
+        deleted.insert(object)
       }
       object.lifecycle = .deleted
     }
@@ -104,7 +104,7 @@ extension ObjectContext {
 
     // Objects never saved leave the context now; saved ones wait for the save.
     for object in unsaved {
-      updated[ObjectIdentifier(object)] = nil
+      updated.remove(object)
       unregister(object)
       object.detachFromContext(clearingRelationships: false)
     }

@@ -26,14 +26,14 @@ extension ObjectContext {
   ///
   /// - Complexity: O(*k*) in the changed objects and properties.
   public func rollback() {
-    let insertedObjects = Array(inserted.values)
+    let insertedObjects = inserted.objects
     for object in insertedObjects {
       noteWillTouch(object)
       pending.noteDelete(object)
       table(for: object.model).remove(object)
       unregister(object)
     }
-    for object in updated.values {
+    for object in updated.objects {
       guard let changes = object.changes else { continue }
       let table = self.table(for: object.model)
       noteWillTouch(object)
@@ -47,7 +47,7 @@ extension ObjectContext {
       }
       object.changes = nil
     }
-    for object in deleted.values {
+    for object in deleted.objects {
       noteWillTouch(object)
       object.lifecycle = .persisted
       pending.noteInsert(object)
@@ -57,16 +57,16 @@ extension ObjectContext {
       object.detachFromContext(clearingRelationships: true)
       object.storedObjectID = nil
     }
-    inserted = [:]
-    updated = [:]
-    deleted = [:]
+    inserted.removeAll()
+    updated.removeAll()
+    deleted.removeAll()
     processPendingChanges()
   }
 
   // MARK: Validation
 
   func validate() throws {
-    for object in sortedByID(deleted.values) {
+    for object in sortedByID(deleted.objects) {
       for property in object.model.properties {
         guard case .relationship(let relationship) = property.kind,
           relationship.deleteRule == .deny
@@ -82,7 +82,8 @@ extension ObjectContext {
         }
       }
     }
-    let changed = sortedByID(inserted.values) + sortedByID(updated.values.filter { !$0.isDeleted })
+    let changed =
+      sortedByID(inserted.objects) + sortedByID(updated.objects.filter { !$0.isDeleted })
     for object in changed {
       let table = self.table(for: object.model)
       for property in object.model.properties {
@@ -131,13 +132,13 @@ extension ObjectContext {
 
   func makeChangeset() -> Changeset {
     var changeset = Changeset(nextObjectNumber: coordinator.reservedUpTo)
-    for object in sortedByID(inserted.values) {
+    for object in sortedByID(inserted.objects) {
       changeset.inserted.append(
         ObjectSnapshot(
           id: object.storedObjectID!, entity: table(for: object.model).entityIndex,
           values: (0..<object.slotCount).map { persistentValue(object.slots[$0]) }))
     }
-    for object in sortedByID(updated.values) where object.lifecycle == .persisted {
+    for object in sortedByID(updated.objects) where object.lifecycle == .persisted {
       guard let changes = object.changes else { continue }
       var propertyChanges: [PropertyChange] = []
       for (property, committed) in changes.committed.sorted(by: { $0.key < $1.key }) {
@@ -164,7 +165,7 @@ extension ObjectContext {
             changes: propertyChanges))
       }
     }
-    changeset.deleted = sortedByID(deleted.values).map { $0.storedObjectID! }
+    changeset.deleted = sortedByID(deleted.objects).map { $0.storedObjectID! }
     return changeset
   }
 
@@ -190,14 +191,14 @@ extension ObjectContext {
 
   /// Makes the saved state the new committed state.
   private func commit() {
-    for object in inserted.values { object.lifecycle = .persisted }
-    for object in updated.values { object.changes = nil }
-    for object in deleted.values {
+    for object in inserted.objects { object.lifecycle = .persisted }
+    for object in updated.objects { object.changes = nil }
+    for object in deleted.objects {
       unregister(object)
       object.detachFromContext(clearingRelationships: true)
     }
-    inserted = [:]
-    updated = [:]
-    deleted = [:]
+    inserted.removeAll()
+    updated.removeAll()
+    deleted.removeAll()
   }
 }

@@ -19,18 +19,21 @@ import Foundation
 public final class ObjectContext {
   let coordinator: StoreCoordinator
   /// The identity map: every registered object (inserted, saved or deleted-but-unsaved).
-  private(set) var registered = ObjectNumberMap<ManagedObject>()
+  @exclusivity(unchecked) private(set) var registered = ObjectNumberMap<ManagedObject>()
   /// One table per entity of the schema, in schema order.
-  private(set) var tables: [EntityTable] = []
+  @exclusivity(unchecked) private(set) var tables: [EntityTable] = []
   private var tablesByModel: [ObjectIdentifier: EntityTable] = [:]
 
-  var inserted: [ObjectIdentifier: ManagedObject] = [:]
-  var updated: [ObjectIdentifier: ManagedObject] = [:]
-  var deleted: [ObjectIdentifier: ManagedObject] = [:]
-  private var reservedNumbers: Range<UInt64> = 0..<0
+  /// Objects inserted since the last save, in insertion (and so identifier) order.
+  @exclusivity(unchecked) var inserted = ObjectSet(.inserted)
+  /// Saved objects with changed properties (``ManagedObject/changes``); deleted ones too.
+  @exclusivity(unchecked) var updated = ObjectSet(.updated)
+  /// Saved objects deleted since the last save.
+  @exclusivity(unchecked) var deleted = ObjectSet(.deleted)
+  @exclusivity(unchecked) private var reservedNumbers: Range<UInt64> = 0..<0
 
   /// Changes not yet delivered to observers.
-  var pending = PendingChanges()
+  @exclusivity(unchecked) var pending = PendingChanges()
   var observers = ContextObservers()
   var isDelivering = false
   /// Whether the context delivers its changes once per turn of the main queue.
@@ -70,15 +73,15 @@ public final class ObjectContext {
   public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
 
   /// Objects inserted since the last save, in insertion order.
-  public var insertedObjects: [ManagedObject] { sortedByID(inserted.values) }
+  public var insertedObjects: [ManagedObject] { sortedByID(inserted.objects) }
 
   /// Saved objects with changed properties since the last save (not deleted ones).
   public var updatedObjects: [ManagedObject] {
-    sortedByID(updated.values.filter { $0.lifecycle == .persisted })
+    sortedByID(updated.objects.filter { $0.lifecycle == .persisted })
   }
 
   /// Saved objects deleted since the last save.
-  public var deletedObjects: [ManagedObject] { sortedByID(deleted.values) }
+  public var deletedObjects: [ManagedObject] { sortedByID(deleted.objects) }
 
   /// Every object the context holds, saved or not, excluding deleted ones.
   public var registeredObjects: [ManagedObject] {
@@ -155,7 +158,7 @@ public final class ObjectContext {
     object.trackingContext = self
     object.lifecycle = .inserted
     registered[id] = object
-    inserted[ObjectIdentifier(object)] = object
+    inserted.insert(object)
     noteWillTouch(object)
     pending.noteInsert(object)
     table.add(object)
@@ -211,7 +214,7 @@ public final class ObjectContext {
       } else {
         changes = ObjectChanges()
         object.changes = changes
-        updated[ObjectIdentifier(object)] = object
+        updated.insert(object)
       }
       let isToMany: Bool
       if case .toMany = old { isToMany = true } else { isToMany = false }

@@ -35,16 +35,21 @@ open class ManagedObject: Observable, Hashable {
   /// Whether this is the instance that describes the class (see ``ModelRegistry``).
   final let isPrototype: Bool
   /// The context that tracks this object; it clears this reference before it goes away.
-  final unowned(unsafe) var trackingContext: ObjectContext?
-  final var storedObjectID: ObjectID?
+  @exclusivity(unchecked) final unowned(unsafe) var trackingContext: ObjectContext?
+  @exclusivity(unchecked) final var storedObjectID: ObjectID?
   /// What changed since the last save, for a saved object; nil when unchanged.
-  final var changes: ObjectChanges?
+  @exclusivity(unchecked) final var changes: ObjectChanges?
   /// The object's Observation registrar, made on the first read (boxed: the registrar's
   /// type is resilient, so an optional of it costs a value-witness call per check).
-  final var observation: ObservationBox?
-  final var lifecycle: Lifecycle = .detached
+  @exclusivity(unchecked) final var observation: ObservationBox?
+  @exclusivity(unchecked) final var lifecycle: Lifecycle = .detached
   /// The object's position in its context's ``EntityTable``, -1 when in none.
-  final var tableIndex = -1
+  @exclusivity(unchecked) final var tableIndex = -1
+  /// The object's positions in its context's inserted, updated and deleted sets (see
+  /// ``ObjectSet``), -1 when in none.
+  @exclusivity(unchecked) final var insertedPosition: Int32 = -1
+  @exclusivity(unchecked) final var updatedPosition: Int32 = -1
+  @exclusivity(unchecked) final var deletedPosition: Int32 = -1
 
   /// Where an object stands with its context.
   enum Lifecycle: UInt8 {
