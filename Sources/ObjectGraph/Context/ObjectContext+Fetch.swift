@@ -12,7 +12,12 @@ extension ObjectContext {
   public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
     processPendingChanges()
     let table = try self.table(for: T.self)
-    var results = try matches(of: descriptor.predicate, in: table)
+    // Matching and sorting by identifier run on `[ManagedObject]`: this function is not
+    // specialized for `T` (it is called from the app's module), and generic arrays of `T`
+    // would look up type metadata at run time. An array of a class type has the layout of
+    // `[ManagedObject]`, and every element is a `T`.
+    var results = unsafeBitCast(
+      try matches(of: descriptor.predicate, in: table), to: [T].self)
     try sort(&results, by: descriptor.sortBy)
     let offset = min(max(descriptor.fetchOffset ?? 0, 0), results.count)
     let end = descriptor.fetchLimit.map { min(offset + max($0, 0), results.count) } ?? results.count
@@ -36,21 +41,19 @@ extension ObjectContext {
 
   /// The live objects of a table that satisfy a predicate, in identifier order.
   private func matches<T: ManagedObject>(of predicate: Predicate<T>?, in table: EntityTable)
-    throws -> [T]
+    throws -> [ManagedObject]
   {
     let candidates = indexedCandidates(for: predicate, in: table) ?? table.objects
-    var results: [T] = []
+    guard let predicate else { return sortedByID(candidates) }
+    var results: [ManagedObject] = []
     results.reserveCapacity(candidates.count)
-    for candidate in candidates {
-      let object = unsafeDowncast(candidate, to: T.self)
-      if let predicate {
-        do {
-          guard try predicate.evaluate(object) else { continue }
-        } catch {
-          throw ObjectGraphError(
-            .invalidFetch, "the predicate on \(table.model.name) cannot be evaluated",
-            entity: table.model.name, underlying: error)
-        }
+    for object in candidates {
+      do {
+        guard try predicate.evaluate(unsafeDowncast(object, to: T.self)) else { continue }
+      } catch {
+        throw ObjectGraphError(
+          .invalidFetch, "the predicate on \(table.model.name) cannot be evaluated",
+          entity: table.model.name, underlying: error)
       }
       results.append(object)
     }

@@ -333,9 +333,8 @@ public final class ObjectContext {
   ///   numbers read once per object (reading a class's property inside the comparator would
   ///   cost an exclusivity check per compare). Closures, not key paths: in a generic context
   ///   a key path is instantiated at run time on every call.
-  func sortedByID<Object: ManagedObject, S: Sequence>(_ objects: S) -> [Object]
-  where S.Element == Object {
-    var keyed: [(key: UInt64, object: Object)] = objects.map {
+  func sortedByID<S: Sequence<ManagedObject>>(_ objects: S) -> [ManagedObject] {
+    var keyed: [(key: UInt64, object: ManagedObject)] = objects.map {
       (key: $0.storedObjectID?.rawValue ?? 0, object: $0)
     }
     var isSorted = true
