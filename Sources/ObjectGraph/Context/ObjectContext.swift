@@ -129,15 +129,18 @@ public final class ObjectContext {
   ///   object it reaches belongs to another context.
   /// - Complexity: O(*k*) in the number of newly inserted objects and their relationships.
   public func insert(_ object: ManagedObject) {
-    if object.trackingContext === self { return }
-    var pending = [object]
-    while let next = pending.popLast() {
-      if next.trackingContext === self { continue }
+    // Starts with an empty list, which allocates nothing: a new object related only to
+    // objects already here (a child given a saved parent) costs no array.
+    var pending: [ManagedObject] = []
+    var next: ManagedObject? = object
+    while let current = next ?? pending.popLast() {
+      next = nil
+      if current.trackingContext === self { continue }
       precondition(
-        next.trackingContext == nil, "ObjectGraph: \(next) belongs to another context")
-      register(next)
-      for property in next.model.relationshipIndices {
-        switch next.slots[property] {
+        current.trackingContext == nil, "ObjectGraph: \(current) belongs to another context")
+      register(current)
+      for property in current.model.relationshipIndices {
+        switch current.slots[property] {
         case .toOne(let related?) where related.trackingContext !== self:
           pending.append(related)
         case .toMany(let list):

@@ -81,7 +81,9 @@ open class ManagedObject: Observable, Hashable {
   }
 
   deinit {
-    slots.deinitialize(count: slotCount)
+    // One slot at a time: moving a value out destroys it with code specialized for `Slot`,
+    // where `deinitialize(count:)` goes through the runtime's generic value witnesses.
+    for index in 0..<slotCount { _ = (slots + index).move() }
     slots.deallocate()
   }
 
