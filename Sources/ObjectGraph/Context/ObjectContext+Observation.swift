@@ -117,18 +117,16 @@ extension ObjectContext {
     guard !isDelivering, !pending.isEmpty else { return }
     isDelivering = true
     defer { isDelivering = false }
-    let delivered = pending
-    pending = PendingChanges()
+    let delivered = pending.take()
     for query in observers.allLiveQueries { query.refresh(delivered) }
     var keys: [ObjectIdentifier: Set<String>] = [:]
-    for (id, properties) in delivered.updatedKeys {
-      let model = delivered.updated[id]!.model
-      keys[id] = Set(properties.map { model.properties[$0].name })
+    for object in delivered.updated {
+      let properties = delivered.updatedKeys[ObjectIdentifier(object)] ?? []
+      keys[ObjectIdentifier(object)] = Set(properties.map { object.model.properties[$0].name })
     }
     let changes = ObjectContextChanges(
-      inserted: sortedByID(delivered.inserted.values),
-      updated: sortedByID(delivered.updated.values),
-      deleted: sortedByID(delivered.deleted.values), keys: keys)
+      inserted: sortedByID(delivered.inserted), updated: sortedByID(delivered.updated),
+      deleted: sortedByID(delivered.deleted), keys: keys)
     for (id, observer) in observers.changeObservers where observers.contains(id) {
       observer.deliver(changes, delivered, in: self)
     }

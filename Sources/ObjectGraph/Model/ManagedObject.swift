@@ -50,6 +50,14 @@ open class ManagedObject: Observable, Hashable {
   @exclusivity(unchecked) final var insertedPosition: Int32 = -1
   @exclusivity(unchecked) final var updatedPosition: Int32 = -1
   @exclusivity(unchecked) final var deletedPosition: Int32 = -1
+  /// What happened to the object since its context's last delivery, and its place in the
+  /// list of touched objects (see ``PendingChanges``).
+  @exclusivity(unchecked) final var pendingFlags: UInt8 = 0
+  @exclusivity(unchecked) final var pendingPosition: Int32 = -1
+  /// What happened to the object in the batch numbered `deliveredBatch` (see
+  /// ``DeliveredChanges``).
+  @exclusivity(unchecked) final var deliveredFlags: UInt8 = 0
+  @exclusivity(unchecked) final var deliveredBatch: UInt64 = 0
 
   /// Where an object stands with its context.
   enum Lifecycle: UInt8 {

@@ -1,7 +1,7 @@
 /// Something a context delivers its coalesced changes to.
 protocol ContextObserver: AnyObject {
   func deliver(
-    _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext)
+    _ changes: ObjectContextChanges, _ pending: DeliveredChanges, in context: ObjectContext)
 }
 
 /// The observers of one context, with stable delivery order (registration order).
@@ -89,7 +89,7 @@ final class ChangeHandlerObserver: ContextObserver {
   let handler: (ObjectContextChanges) -> Void
   init(_ handler: @escaping (ObjectContextChanges) -> Void) { self.handler = handler }
   func deliver(
-    _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext
+    _ changes: ObjectContextChanges, _ pending: DeliveredChanges, in context: ObjectContext
   ) {
     handler(changes)
   }
@@ -101,7 +101,7 @@ final class StreamObserver: ContextObserver {
   var id = 0
   init(_ continuation: AsyncStream<ChangeSummary>.Continuation) { self.continuation = continuation }
   func deliver(
-    _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext
+    _ changes: ObjectContextChanges, _ pending: DeliveredChanges, in context: ObjectContext
   ) {
     if case .terminated = continuation.yield(changes.summary) { context.removeObserver(id) }
   }
@@ -119,13 +119,12 @@ final class ObjectObserver {
     self.handler = handler
   }
 
-  func deliver(_ pending: PendingChanges) {
-    let id = ObjectIdentifier(object)
-    if pending.deleted[id] != nil {
+  func deliver(_ pending: DeliveredChanges) {
+    if pending.isDeleted(object) {
       handler(ObjectChange(object: object, changedKeys: [], isDeleted: true))
       return
     }
-    guard let keys = pending.updatedKeys[id] else { return }
+    guard let keys = pending.updatedKeys(of: object) else { return }
     let relevant = properties.map { keys.intersection($0) } ?? keys
     guard !relevant.isEmpty else { return }
     let names = Set(relevant.map { object.model.properties[$0].name })
@@ -148,14 +147,13 @@ final class RelationshipObserver: ContextObserver {
   }
 
   func deliver(
-    _ changes: ObjectContextChanges, _ pending: PendingChanges, in context: ObjectContext
+    _ changes: ObjectContextChanges, _ pending: DeliveredChanges, in context: ObjectContext
   ) {
     let list = owner.isDeleted ? [] : owner.slots[property].objects
-    let ownerID = ObjectIdentifier(owner)
     let ownerChanged =
-      pending.inserted[ownerID] != nil || pending.updatedKeys[ownerID]?.contains(property) == true
+      pending.isInserted(owner) || pending.updatedKeys(of: owner)?.contains(property) == true
     var updatedChildren = Set<ObjectIdentifier>()
-    for child in list where pending.updated[ObjectIdentifier(child)] != nil {
+    for child in list where pending.isUpdated(child) {
       updatedChildren.insert(ObjectIdentifier(child))
     }
     guard ownerChanged || !updatedChildren.isEmpty || owner.isDeleted else { return }

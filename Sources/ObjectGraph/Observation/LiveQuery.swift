@@ -6,7 +6,7 @@ protocol LiveQueryMaintenance: AnyObject {
   /// An object of the query's entity is about to change, be inserted or be deleted.
   func willTouch(_ object: ManagedObject)
   /// The context delivers its coalesced changes.
-  func refresh(_ pending: PendingChanges)
+  func refresh(_ pending: DeliveredChanges)
 }
 
 /// The current results of a fetch, kept up to date as the context changes, with the
@@ -95,7 +95,7 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
     touched[id] = (object, members.contains(id) ? position(of: object, in: sorted) : nil)
   }
 
-  func refresh(_ pending: PendingChanges) {
+  func refresh(_ pending: DeliveredChanges) {
     guard !touched.isEmpty else { return }
     let entries = touched.values.sorted {
       ($0.object.storedObjectID?.rawValue ?? .max) < ($1.object.storedObjectID?.rawValue ?? .max)
@@ -115,7 +115,7 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
       change = ListChange.between(
         oldWindow.map(ObjectIdentifier.init), window(of: sorted).map(ObjectIdentifier.init),
         updated: Set(
-          entries.lazy.map { ObjectIdentifier($0.object) }.filter { pending.updated[$0] != nil }))
+          entries.lazy.filter { pending.isUpdated($0.object) }.map { ObjectIdentifier($0.object) }))
     } else {
       change = difference(entries, pending)
     }
@@ -131,10 +131,10 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
   /// their relative order, so an object that stayed has moved only if the number of
   /// untouched objects before it changed (or touched neighbours swapped).
   private func difference(
-    _ entries: [(object: ManagedObject, oldIndex: Int?)], _ pending: PendingChanges
+    _ entries: [(object: ManagedObject, oldIndex: Int?)], _ pending: DeliveredChanges
   ) -> ListChange {
     var change = ListChange()
-    var stayed: [(oldIndex: Int, newIndex: Int, id: ObjectIdentifier)] = []
+    var stayed: [(oldIndex: Int, newIndex: Int, id: ObjectIdentifier, object: ManagedObject)] = []
     var oldTouched: [Int] = []
     var newTouched: [Int] = []
     for entry in entries {
@@ -144,7 +144,8 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
       if let oldIndex = entry.oldIndex { oldTouched.append(oldIndex) }
       if let newIndex { newTouched.append(newIndex) }
       switch (entry.oldIndex, newIndex) {
-      case (let old?, let new?): stayed.append((old, new, ObjectIdentifier(entry.object)))
+      case (let old?, let new?):
+        stayed.append((old, new, ObjectIdentifier(entry.object), entry.object))
       case (let old?, nil): change.removed.insert(old)
       case (nil, let new?): change.inserted.insert(new)
       case (nil, nil): break
@@ -162,7 +163,7 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
       if rank(entry.oldIndex, among: oldTouched) != rank(entry.newIndex, among: newTouched) {
         change.moved.append(ListChange.Move(from: entry.oldIndex, to: entry.newIndex))
       } else {
-        candidates.append(entry)
+        candidates.append((entry.oldIndex, entry.newIndex, entry.id))
       }
     }
     // Touched objects with equal ranks must also keep their order among themselves.
@@ -173,7 +174,7 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
       change.moved.append(ListChange.Move(from: entry.oldIndex, to: entry.newIndex))
     }
     change.moved.sort { $0.to < $1.to }
-    for entry in stayed where pending.updated[entry.id] != nil {
+    for entry in stayed where pending.isUpdated(entry.object) {
       change.updated.insert(entry.newIndex)
     }
     return change

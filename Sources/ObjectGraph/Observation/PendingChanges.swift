@@ -1,39 +1,134 @@
+import Synchronization
+
 /// The changes made in a context since the last delivery to its observers, coalesced: an
 /// object inserted and deleted before a delivery is in neither list, an inserted object's
 /// later edits are part of its insertion, and an updated object's keys accumulate.
+///
+/// Each object carries its own flags for the batch (``ManagedObject/pendingFlags``) and its
+/// place in the list of touched objects, so noting a change costs no hashing; only the keys
+/// of updated saved objects are kept in a dictionary.
 struct PendingChanges {
-  private(set) var inserted: [ObjectIdentifier: ManagedObject] = [:]
-  private(set) var updated: [ObjectIdentifier: ManagedObject] = [:]
-  private(set) var updatedKeys: [ObjectIdentifier: Set<Int>] = [:]
-  private(set) var deleted: [ObjectIdentifier: ManagedObject] = [:]
+  /// What happened to an object since the last delivery.
+  struct Flags: OptionSet {
+    let rawValue: UInt8
+    static let inserted = Flags(rawValue: 1)
+    static let updated = Flags(rawValue: 2)
+    static let deleted = Flags(rawValue: 4)
+  }
 
-  var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+  /// Every object touched since the last delivery, once each, in the order first touched.
+  private var touched: [ManagedObject] = []
+  /// The changed properties of each updated saved object.
+  private var updatedKeys: [ObjectIdentifier: Set<Int>] = [:]
+  /// The number of touched objects whose flags are not empty.
+  private var newsCount = 0
+
+  var isEmpty: Bool { newsCount == 0 }
 
   mutating func noteInsert(_ object: ManagedObject) {
-    let id = ObjectIdentifier(object)
+    var flags = touch(object)
     // Deleted and brought back (rollback) before anyone heard of the deletion: no news.
-    if !deleted.isEmpty, deleted.removeValue(forKey: id) != nil { return }
-    inserted[id] = object
+    if flags.contains(.deleted) {
+      flags.remove(.deleted)
+    } else {
+      flags.insert(.inserted)
+    }
+    setFlags(flags, of: object)
   }
 
   mutating func noteUpdate(_ object: ManagedObject, property: Int) {
-    let id = ObjectIdentifier(object)
-    if !inserted.isEmpty, inserted[id] != nil { return }
-    if !deleted.isEmpty, deleted[id] != nil { return }
-    updated[id] = object
-    updatedKeys[id, default: []].insert(property)
+    var flags = touch(object)
+    if flags.contains(.inserted) || flags.contains(.deleted) { return }
+    flags.insert(.updated)
+    setFlags(flags, of: object)
+    updatedKeys[ObjectIdentifier(object), default: []].insert(property)
   }
 
   mutating func noteDelete(_ object: ManagedObject) {
-    let id = ObjectIdentifier(object)
-    if inserted.removeValue(forKey: id) != nil { return }
-    updated[id] = nil
-    updatedKeys[id] = nil
-    deleted[id] = object
+    var flags = touch(object)
+    if flags.contains(.inserted) {
+      flags.remove(.inserted)  // inserted and deleted before a delivery: no news
+    } else {
+      if flags.contains(.updated) { updatedKeys[ObjectIdentifier(object)] = nil }
+      flags.remove(.updated)
+      flags.insert(.deleted)
+    }
+    setFlags(flags, of: object)
   }
 
-  /// Whether an object was inserted, updated or deleted.
-  func touches(_ id: ObjectIdentifier) -> Bool {
-    inserted[id] != nil || updated[id] != nil || deleted[id] != nil
+  /// Takes the batch for delivery, leaving this empty; marks each object with the batch's
+  /// number so the delivered view answers membership without hashing, even if observers
+  /// change objects (into the next batch) while it is delivered.
+  mutating func take() -> DeliveredChanges {
+    let batch = DeliveredChanges.nextBatch()
+    var inserted: [ManagedObject] = []
+    var updated: [ManagedObject] = []
+    var deleted: [ManagedObject] = []
+    for object in touched {
+      let flags = Flags(rawValue: object.pendingFlags)
+      object.pendingFlags = 0
+      object.pendingPosition = -1
+      object.deliveredFlags = flags.rawValue
+      object.deliveredBatch = batch
+      if flags.contains(.inserted) { inserted.append(object) }
+      if flags.contains(.updated) { updated.append(object) }
+      if flags.contains(.deleted) { deleted.append(object) }
+    }
+    let delivered = DeliveredChanges(
+      batch: batch, inserted: inserted, updated: updated, deleted: deleted,
+      updatedKeys: updatedKeys)
+    self = PendingChanges()
+    return delivered
+  }
+
+  /// The object's flags in this batch, adding it to the touched list if it is not there.
+  private mutating func touch(_ object: ManagedObject) -> Flags {
+    let position = Int(object.pendingPosition)
+    if position >= 0, position < touched.count, touched[position] === object {
+      return Flags(rawValue: object.pendingFlags)
+    }
+    object.pendingPosition = Int32(touched.count)
+    object.pendingFlags = 0
+    touched.append(object)
+    return []
+  }
+
+  private mutating func setFlags(_ flags: Flags, of object: ManagedObject) {
+    let hadNews = object.pendingFlags != 0
+    object.pendingFlags = flags.rawValue
+    newsCount += (flags.isEmpty ? 0 : 1) - (hadNews ? 1 : 0)
+  }
+}
+
+/// One batch of coalesced changes being delivered to observers.
+struct DeliveredChanges {
+  /// Numbers batches across every context, so an object's marks never match another batch.
+  private static let batchCounter = Atomic<UInt64>(0)
+
+  static func nextBatch() -> UInt64 {
+    batchCounter.add(1, ordering: .relaxed).newValue
+  }
+
+  let batch: UInt64
+  /// Inserted objects, in identifier order (the order they were inserted).
+  let inserted: [ManagedObject]
+  /// Updated saved objects, in the order first changed.
+  let updated: [ManagedObject]
+  /// Deleted objects, in the order deleted.
+  let deleted: [ManagedObject]
+  /// The changed properties of each updated object.
+  let updatedKeys: [ObjectIdentifier: Set<Int>]
+
+  private func flags(of object: ManagedObject) -> PendingChanges.Flags {
+    object.deliveredBatch == batch ? PendingChanges.Flags(rawValue: object.deliveredFlags) : []
+  }
+
+  func isInserted(_ object: ManagedObject) -> Bool { flags(of: object).contains(.inserted) }
+  func isUpdated(_ object: ManagedObject) -> Bool { flags(of: object).contains(.updated) }
+  func isDeleted(_ object: ManagedObject) -> Bool { flags(of: object).contains(.deleted) }
+
+  /// The changed properties of an updated object; nil for any other object.
+  func updatedKeys(of object: ManagedObject) -> Set<Int>? {
+    isUpdated(object) ? updatedKeys[ObjectIdentifier(object)] : nil
   }
 }
