@@ -15,6 +15,24 @@ import Testing
     #expect(!observes({ _ = box.title }) { other.title = "other object" })
   }
 
+  @Test func objectsSharingARegistrarHearOnlyOfThemselves() throws {
+    let stack = try Stack()
+    // More objects than share one registrar, all read, so neighbours share one.
+    let boxes = (0..<(ObservationBox.capacity + 10)).map { Box(title: "\($0)") }
+    for box in boxes { stack.context.insert(box) }
+    for box in boxes { _ = box.title }
+    #expect(boxes[0].observation === boxes[1].observation)
+    #expect(boxes[0].observation !== boxes.last!.observation)
+    for (observed, other) in [(0, 1), (1, 0), (5, 63), (64, 65)] {
+      #expect(!observes({ _ = boxes[observed].title }) { boxes[other].title = "changed" })
+      #expect(!observes({ _ = boxes[observed].title }) { boxes[observed].detail = "other" })
+      #expect(observes({ _ = boxes[observed].title }) { boxes[observed].title += "!" })
+    }
+    let parent = boxes[2]
+    #expect(!observes({ _ = parent.children }) { _ = Box(title: "C", parent: boxes[3]) })
+    #expect(observes({ _ = parent.children }) { _ = Box(title: "C", parent: parent) })
+  }
+
   @Test func childrenObserversHearOfEveryKindOfEdit() throws {
     let stack = try Stack()
     let parent = Box(title: "Parent")

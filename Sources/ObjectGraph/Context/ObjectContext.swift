@@ -34,6 +34,9 @@ public final class ObjectContext {
 
   /// Changes not yet delivered to observers.
   @exclusivity(unchecked) var pending = PendingChanges()
+  /// The registrar that objects read for the first time share, and its seats taken.
+  private var observationGroup: ObservationBox?
+  private var observationSeatsTaken = 0
   var observers = ContextObservers()
   var isDelivering = false
   /// Whether the context delivers its changes once per turn of the main queue.
@@ -170,6 +173,16 @@ public final class ObjectContext {
   /// Removes an object from the identity map.
   func unregister(_ object: ManagedObject) {
     if let id = object.storedObjectID { registered[id] = nil }
+  }
+
+  /// A seat in a shared Observation registrar for an object read for the first time.
+  func nextObservationSeat() -> (ObservationBox, UInt8) {
+    if observationGroup == nil || observationSeatsTaken == ObservationBox.capacity {
+      observationGroup = ObservationBox()
+      observationSeatsTaken = 0
+    }
+    observationSeatsTaken += 1
+    return (observationGroup!, UInt8(observationSeatsTaken - 1))
   }
 
   // MARK: Tables

@@ -39,9 +39,14 @@ open class ManagedObject: Observable, Hashable {
   @exclusivity(unchecked) final var storedObjectID: ObjectID?
   /// What changed since the last save, for a saved object; nil when unchanged.
   @exclusivity(unchecked) final var changes: ObjectChanges?
-  /// The object's Observation registrar, made on the first read (boxed: the registrar's
-  /// type is resilient, so an optional of it costs a value-witness call per check).
+  /// The Observation registrar the object shares with up to ``ObservationBox/capacity``
+  /// objects of its context, given on the first read (boxed: the registrar's type is
+  /// resilient, so an optional of it costs a value-witness call per check).
   @exclusivity(unchecked) final var observation: ObservationBox?
+  /// The object's seat in its shared registrar: its observation keys are those of this
+  /// seat (see ``EntityModel/observationKeys``), so no two objects sharing a registrar
+  /// share a key, and changing one notifies no observer of another.
+  @exclusivity(unchecked) final var observationSeat: UInt8 = 0
   @exclusivity(unchecked) final var lifecycle: Lifecycle = .detached
   /// The object's position in its context's ``EntityTable``, -1 when in none.
   @exclusivity(unchecked) final var tableIndex = -1
@@ -143,14 +148,28 @@ open class ManagedObject: Observable, Hashable {
       return
     }
     let observation = self.observation ?? makeObservation()
-    observation.registrar.access(self, keyPath: model.observationKeys[index])
+    observation.registrar.access(self, keyPath: observationKey(index))
     if case .deferred(let pending) = slots[index] { slots[index] = .value(pending.make()) }
   }
 
+  /// Seats the object in its context's current shared registrar (or one of its own when
+  /// it is in no context or its model has too many properties to share).
   private final func makeObservation() -> ObservationBox {
-    let box = ObservationBox()
+    let box: ObservationBox
+    if model.sharesObservation, let context = trackingContext {
+      (box, observationSeat) = context.nextObservationSeat()
+    } else {
+      box = ObservationBox()
+      observationSeat = 0
+    }
     observation = box
     return box
+  }
+
+  /// The Observation key of property `index` of this object.
+  @inline(__always)
+  final func observationKey(_ index: Int) -> KeyPath<ManagedObject, Int> {
+    model.observationKeys[Int(observationSeat) &* model.propertyCount &+ index]
   }
 
   /// Writes a slot, telling the context (change tracking, indexes) and observers.
@@ -159,7 +178,7 @@ open class ManagedObject: Observable, Hashable {
   /// composes these writes. `edit` describes an ordered to-many change by index, when known.
   final func writeSlot(_ index: Int, _ newValue: Slot, edit: ListEditRecord? = nil) {
     let observation = self.observation
-    let key = observation == nil ? nil : model.observationKeys[index]
+    let key = observation == nil ? nil : observationKey(index)
     if let key { observation!.registrar.willSet(self, keyPath: key) }
     let oldValue = slots[index]
     trackingContext?.objectWillChange(self, property: index, from: oldValue, edit: edit)
@@ -171,7 +190,7 @@ open class ManagedObject: Observable, Hashable {
   /// Tells observers of one property that it changed, without tracking (rollback, load).
   final func notifyObservers(of index: Int, _ body: () -> Void) {
     guard let observation else { return body() }
-    let key = model.observationKeys[index]
+    let key = observationKey(index)
     observation.registrar.willSet(self, keyPath: key)
     body()
     observation.registrar.didSet(self, keyPath: key)
@@ -192,15 +211,24 @@ extension ManagedObject: CustomStringConvertible {
 }
 
 extension ManagedObject {
-  /// A property used only as a Observation key: `\ManagedObject.[observationKey: n]` names
-  /// property number `n` of any object, so observers can be told about a property without
-  /// the user's key paths.
+  /// A property used only as an Observation key: `\ManagedObject.[observationKey: n]` names
+  /// property `n % 256` of the object in seat `n / 256` of a shared registrar, so observers
+  /// can be told about a property without the user's key paths.
   @usableFromInline
   final subscript(observationKey index: Int) -> Int { index }
 }
 
-/// Holds an object's `ObservationRegistrar`.
+/// Holds an `ObservationRegistrar` shared by up to ``capacity`` objects of one context.
+///
+/// A registrar costs three allocations to make and a lock to tear down; reading a property
+/// of each of 100,000 loaded objects would otherwise make 100,000 of them. Objects sharing
+/// one use keys of their own seats, so observers are told exactly what they observe.
 @usableFromInline
 final class ObservationBox {
+  /// The number of objects that share one registrar.
+  static let capacity = 64
+  /// The largest property count whose keys fit a seat (`seat * 256 + property`).
+  static let seatWidth = 256
+
   let registrar = ObservationRegistrar()
 }

@@ -16,7 +16,12 @@ final class EntityModel: @unchecked Sendable {
   /// Per property: the empty value of a relationship's slot, nil for an attribute. Loading
   /// starts relationship slots empty and links them once every object exists.
   private(set) var emptyRelationshipSlots: [Slot?] = []
-  /// Observation keys, one per property: `\ManagedObject.[observationKey: n]`.
+  /// The number of persistent properties.
+  let propertyCount: Int
+  /// Whether objects of this class share registrars (see ``ObservationBox``).
+  let sharesObservation: Bool
+  /// Observation keys by seat, then property: the key of property `p` of the object in
+  /// seat `s` is at `s * propertyCount + p` and reads `[observationKey: s * 256 + p]`.
   let observationKeys: [KeyPath<ManagedObject, Int>]
   /// An instance used to resolve key paths to property numbers (see ``propertyIndex(for:)``).
   let prototype: ManagedObject?
@@ -35,7 +40,14 @@ final class EntityModel: @unchecked Sendable {
     self.type = type
     self.name = name
     self.prototype = prototype
-    self.observationKeys = (0..<propertyCount).map { \ManagedObject.[observationKey: $0] }
+    self.propertyCount = propertyCount
+    sharesObservation = propertyCount <= ObservationBox.seatWidth
+    let seats = sharesObservation ? ObservationBox.capacity : 1
+    observationKeys = (0..<seats).flatMap { seat in
+      (0..<propertyCount).map {
+        \ManagedObject.[observationKey: seat * ObservationBox.seatWidth + $0]
+      }
+    }
   }
 
   /// The relationship model of property `index`, if it is a relationship.
