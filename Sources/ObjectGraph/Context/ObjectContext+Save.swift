@@ -84,35 +84,33 @@ extension ObjectContext {
     }
     let changed =
       sortedByID(inserted.objects) + sortedByID(updated.objects.filter { !$0.isDeleted })
-    for object in changed {
+    for object in changed where !object.model.validatedIndices.isEmpty {
       let table = self.table(for: object.model)
-      for property in object.model.properties {
-        if object.lifecycle != .inserted, object.changes?.committed[property.index] == nil {
-          continue
-        }
+      for index in object.model.validatedIndices {
+        if object.lifecycle != .inserted, object.changes?.committed[index] == nil { continue }
+        let property = object.model.properties[index]
         switch property.kind {
-        case .attribute(let attribute) where attribute.description.isUnique:
-          let value = object.slots[property.index].value
-          if value != .null,
-            let clashes = table.attributeIndexes[property.index]?.count(for: value),
-            clashes > 1
-          {
+        case .attribute:
+          // An index where no two objects share a value has no clash to find.
+          guard let uniqueIndex = table.attributeIndexes[index], uniqueIndex.sharedKeyCount > 0
+          else { continue }
+          let value = object.slots[index].value
+          let clashes = uniqueIndex.count(for: value)
+          if value != .null, clashes > 1 {
             throw ObjectGraphError(
               .uniqueConstraint,
               "\(object.model.name).\(property.name) must be unique, but \(clashes) objects "
                 + "hold \(value)", entity: object.model.name, property: property.name,
               objectID: object.storedObjectID)
           }
-        case .relationship(let relationship) where relationship.isToMany:
-          let count = object.slots[property.index].objects.count
+        case .relationship(let relationship):
+          let count = object.slots[index].objects.count
           if let minimum = relationship.minimumCount, count < minimum {
             throw boundsError(object, property, count, "at least \(minimum)")
           }
           if let maximum = relationship.maximumCount, count > maximum {
             throw boundsError(object, property, count, "at most \(maximum)")
           }
-        default:
-          break
         }
       }
     }

@@ -64,7 +64,7 @@ public final class ObjectContext {
   deinit {
     // Break parent/child reference cycles and dangling back-references.
     // Inserted objects are registered too.
-    for object in registered.values { object.detachFromContext(clearingRelationships: true) }
+    registered.forEachValue { $0.detachFromContext(clearingRelationships: true) }
   }
 
   // MARK: Inspecting
@@ -372,12 +372,10 @@ extension ManagedObject {
     changes = nil
     lifecycle = .detached
     guard clearingRelationships else { return }
-    for property in model.properties where property.isRelationship {
-      if case .toMany(let objects) = slots[property.index], objects.isEmpty { continue }
-      if case .toOne(nil) = slots[property.index] { continue }
-      notifyObservers(of: property.index) {
-        slots[property.index] = slots[property.index].emptied
-      }
+    for index in model.relationshipIndices {
+      if case .toMany(let objects) = slots[index], objects.isEmpty { continue }
+      if case .toOne(nil) = slots[index] { continue }
+      notifyObservers(of: index) { slots[index] = slots[index].emptied }
     }
   }
 }

@@ -12,6 +12,9 @@ struct ValueIndex<Key: Hashable> {
   }
 
   private var buckets: [Key: Bucket] = [:]
+  /// The number of keys held by more than one object: zero means every value is unique,
+  /// which lets a save skip looking for clashes.
+  private(set) var sharedKeyCount = 0
 
   mutating func reserveCapacity(_ count: Int) {
     buckets.reserveCapacity(buckets.count + count)
@@ -51,6 +54,7 @@ struct ValueIndex<Key: Hashable> {
         buckets[key] = .many([
           ObjectIdentifier(existing): existing, ObjectIdentifier(object): object,
         ])
+        sharedKeyCount += 1
       }
     case .many(var objects):
       objects[ObjectIdentifier(object)] = object
@@ -69,8 +73,11 @@ struct ValueIndex<Key: Hashable> {
       objects[ObjectIdentifier(object)] = nil
       if objects.count == 1, let last = objects.values.first {
         buckets[key] = .one(last)
+        sharedKeyCount -= 1
       } else if !objects.isEmpty {
         buckets[key] = .many(objects)
+      } else {
+        sharedKeyCount -= 1
       }
     }
   }

@@ -16,6 +16,9 @@ final class EntityModel: @unchecked Sendable {
   /// Per property: the empty value of a relationship's slot, nil for an attribute. Loading
   /// starts relationship slots empty and links them once every object exists.
   private(set) var emptyRelationshipSlots: [Slot?] = []
+  /// The properties a save validates: unique attributes and to-many relationships with
+  /// count bounds.
+  private(set) var validatedIndices: [Int] = []
   /// The number of persistent properties.
   let propertyCount: Int
   /// Whether objects of this class share registrars (see ``ObservationBox``).
@@ -92,6 +95,14 @@ final class EntityModel: @unchecked Sendable {
   func setProperties(_ properties: [PropertyModel]) {
     self.properties = properties
     relationshipIndices = properties.filter(\.isRelationship).map(\.index)
+    validatedIndices = properties.filter { property in
+      switch property.kind {
+      case .attribute(let attribute): attribute.description.isUnique
+      case .relationship(let relationship):
+        relationship.isToMany
+          && (relationship.minimumCount != nil || relationship.maximumCount != nil)
+      }
+    }.map(\.index)
     emptyRelationshipSlots = properties.map { property in
       guard case .relationship(let relationship) = property.kind else { return nil }
       return relationship.isToMany ? .toMany([]) : .toOne(nil)

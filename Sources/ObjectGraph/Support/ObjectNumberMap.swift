@@ -69,6 +69,12 @@ struct ObjectNumberMap<Value> {
     return result
   }
 
+  /// Calls `body` with every value, without collecting them first.
+  func forEachValue(_ body: (Value) throws -> Void) rethrows {
+    for case let value? in dense { try body(value) }
+    for value in sparse.values { try body(value) }
+  }
+
   /// Every key with its value.
   var pairs: [(ObjectID, Value)] {
     var result: [(ObjectID, Value)] = []
