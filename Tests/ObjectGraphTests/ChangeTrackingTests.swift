@@ -106,6 +106,34 @@ import Testing
     #expect(try stack.reopened().context.fetchCount(FetchDescriptor<Tag>()) == 2)
   }
 
+  @Test func everyClashIsFoundAfterEarlierOnesWereResolved() throws {
+    let stack = try Stack()
+    let tags = ["a", "b", "c"].map { Tag(name: $0) }
+    for tag in tags { stack.context.insert(tag) }
+    try stack.context.save()
+    // Make and resolve clashes several ways: rename, delete, three holders of one value.
+    tags[1].name = "a"
+    tags[1].name = "b"
+    try stack.context.save()
+    let extra = Tag(name: "c")
+    stack.context.insert(extra)
+    stack.context.delete(extra)
+    tags[0].name = "z"
+    tags[1].name = "z"
+    tags[2].name = "z"
+    #expect(throws: ObjectGraphError.self) { try stack.context.save() }
+    tags[1].name = "y"
+    #expect(throws: ObjectGraphError.self) { try stack.context.save() }
+    stack.context.delete(tags[2])
+    try stack.context.save()
+    // A later clash on a value never shared before is still refused.
+    let late = Tag(name: "y")
+    stack.context.insert(late)
+    let error = try #require(throws: ObjectGraphError.self) { try stack.context.save() }
+    #expect(error.code == .uniqueConstraint)
+    #expect(error.message.contains("\"y\""))
+  }
+
   @Test func uniqueValuesMayMoveBetweenObjectsInOneSave() throws {
     let stack = try Stack()
     let red = Tag(name: "red")
