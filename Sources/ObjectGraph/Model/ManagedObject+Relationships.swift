@@ -107,10 +107,17 @@ extension ManagedObject {
   }
 
   /// Applies an index edit to a to-many slot and records it.
+  ///
+  /// When the list's value at the last save is not needed (the object is new, or that value
+  /// is already recorded), the list is taken out of its slot while it changes, so appending
+  /// to a list of *n* objects costs O(1), not a copy of the *n*.
   private final func editToMany(
     _ index: Int, _ edit: ListEditRecord, _ body: (inout [ManagedObject]) -> Void
   ) {
+    let needsCommittedValue =
+      (lifecycle == .persisted || lifecycle == .deleted) && changes?.committed[index] == nil
     var list = slots[index].objects
+    if !needsCommittedValue { slots[index] = .toMany([]) }
     body(&list)
     writeSlot(index, .toMany(list), edit: edit)
   }
