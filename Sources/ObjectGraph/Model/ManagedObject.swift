@@ -177,6 +177,11 @@ open class ManagedObject: Observable, Hashable {
   /// Every write of a slot after initialization goes through here; relationship bookkeeping
   /// composes these writes. `edit` describes an ordered to-many change by index, when known.
   final func writeSlot(_ index: Int, _ newValue: Slot, edit: ListEditRecord? = nil) {
+    // An object in no context that nobody has read: nothing to track or tell.
+    guard trackingContext != nil || observation != nil else {
+      slots[index] = newValue
+      return
+    }
     let observation = self.observation
     let key = observation == nil ? nil : observationKey(index)
     if let key { observation!.registrar.willSet(self, keyPath: key) }

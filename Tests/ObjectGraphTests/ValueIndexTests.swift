@@ -1,0 +1,59 @@
+import Testing
+
+@testable import ObjectGraph
+
+/// The equality index is its own hash table: probing, growth and backward-shift deletion
+/// must keep it equal to a plain dictionary of sets, even when every key collides.
+@Suite struct ValueIndexTests {
+  /// A key whose hash sends many keys to the same slots.
+  struct CollidingKey: IndexKey {
+    let value: Int
+    var indexHash: Int { value % 3 }
+  }
+
+  @Test(arguments: [0, 1, 2])
+  func randomEditsMatchADictionaryOfSets(seed: UInt64) {
+    var random = SplitMix64(seed: seed)
+    let objects = (0..<40).map { _ in Box() }
+    var index = ValueIndex<CollidingKey>()
+    var reference: [Int: Set<ObjectIdentifier>] = [:]
+    for _ in 0..<4_000 {
+      let object = objects[Int.random(in: 0..<objects.count, using: &random)]
+      let key = Int.random(in: 0..<60, using: &random)
+      if Bool.random(using: &random) {
+        index.add(object, for: CollidingKey(value: key))
+        reference[key, default: []].insert(ObjectIdentifier(object))
+      } else {
+        index.remove(object, for: CollidingKey(value: key))
+        reference[key]?.remove(ObjectIdentifier(object))
+        if reference[key]?.isEmpty == true { reference[key] = nil }
+      }
+      #expect(index.sharedKeyCount == reference.values.filter { $0.count > 1 }.count)
+    }
+    for key in 0..<60 {
+      let expected = reference[key] ?? []
+      #expect(index.count(for: CollidingKey(value: key)) == expected.count)
+      #expect(
+        Set(index.objects(for: CollidingKey(value: key)).map(ObjectIdentifier.init)) == expected)
+    }
+  }
+
+  @Test func persistentValuesThatAreEqualHashAlike() {
+    let pairs: [(PersistentValue, PersistentValue)] = [
+      (.double(0), .double(-0.0)),
+      (
+        .date(.init(timeIntervalSinceReferenceDate: 0)),
+        .date(.init(timeIntervalSinceReferenceDate: -0.0))
+      ),
+      (.string("é"), .string("e\u{301}")),
+    ]
+    for (first, second) in pairs {
+      #expect(first == second)
+      #expect(first.indexHash == second.indexHash)
+    }
+    var index = ValueIndex<PersistentValue>()
+    let box = Box()
+    index.add(box, for: .string("é"))
+    #expect(index.count(for: .string("e\u{301}")) == 1)
+  }
+}
