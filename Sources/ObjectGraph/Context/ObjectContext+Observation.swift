@@ -138,12 +138,14 @@ extension ObjectContext {
         }
       }
     }
+    let userInfoKeys = UserInfoKeys.shared
+    var userInfo: [AnyHashable: Any] = Dictionary(minimumCapacity: 4)
+    userInfo[userInfoKeys.inserted] = changes.inserted
+    userInfo[userInfoKeys.updated] = changes.updated
+    userInfo[userInfoKeys.deleted] = changes.deleted
+    userInfo[userInfoKeys.summary] = changes.summary
     NotificationCenter.default.post(
-      name: .objectContextObjectsDidChange, object: self,
-      userInfo: [
-        Self.insertedObjectsKey: changes.inserted, Self.updatedObjectsKey: changes.updated,
-        Self.deletedObjectsKey: changes.deleted, Self.changeSummaryKey: changes.summary,
-      ])
+      name: .objectContextObjectsDidChange, object: self, userInfo: userInfo)
   }
 
   func notifySaveObservers(_ event: SaveEvent) {
@@ -153,7 +155,8 @@ extension ObjectContext {
       NotificationCenter.default.post(name: .objectContextWillSave, object: self)
     case .didSave(let changeset):
       NotificationCenter.default.post(
-        name: .objectContextDidSave, object: self, userInfo: [Self.changesetKey: changeset])
+        name: .objectContextDidSave, object: self,
+        userInfo: [UserInfoKeys.shared.changeset: changeset])
     }
   }
 
@@ -191,6 +194,17 @@ extension ObjectContext {
       context.processPendingChanges()
     }
   }
+}
+
+/// The user info keys as `AnyHashable`, made once: converting a `String` key costs a box
+/// per key per notification.
+private struct UserInfoKeys: @unchecked Sendable {  // holds only immutable strings
+  static let shared = UserInfoKeys()
+  let inserted = AnyHashable(ObjectContext.insertedObjectsKey)
+  let updated = AnyHashable(ObjectContext.updatedObjectsKey)
+  let deleted = AnyHashable(ObjectContext.deletedObjectsKey)
+  let summary = AnyHashable(ObjectContext.changeSummaryKey)
+  let changeset = AnyHashable(ObjectContext.changesetKey)
 }
 
 /// A weak reference to the main context for the main queue's delivery block, so a context
