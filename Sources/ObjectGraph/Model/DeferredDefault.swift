@@ -6,8 +6,10 @@
 /// object is inserted). So a `UUID` default is kept as its closure and evaluated on the
 /// first read, or when the object is inserted into a context; never if the value is set
 /// first. Other defaults are evaluated when the object is created.
+///
+/// A struct: the closure's context is the only allocation a deferred default costs.
 @usableFromInline
-final class DeferredDefault {
+struct DeferredDefault {
   let make: () -> PersistentValue
 
   @usableFromInline
