@@ -82,9 +82,14 @@ extension ObjectContext {
         }
       }
     }
-    let changed =
-      sortedByID(inserted.objects) + sortedByID(updated.objects.filter { !$0.isDeleted })
-    for object in changed where !object.model.validatedIndices.isEmpty {
+    for objects in [sortedByID(inserted.objects), sortedByID(updated.objects)] {
+      try validateRules(of: objects)
+    }
+  }
+
+  /// Checks unique attributes and count bounds of changed objects, in the given order.
+  private func validateRules(of objects: [ManagedObject]) throws {
+    for object in objects where !object.model.validatedIndices.isEmpty && !object.isDeleted {
       let table = self.table(for: object.model)
       for index in object.model.validatedIndices {
         if object.lifecycle != .inserted, object.changes?.committed[index] == nil { continue }

@@ -338,9 +338,19 @@ public final class ObjectContext {
     switch slot {
     case .value(let value): value
     case .deferred(let pending): pending.make()
-    case .toOne(let object): object.flatMap(\.storedObjectID).map { .reference($0) } ?? .null
-    case .toMany(let objects): .references(objects.compactMap(\.storedObjectID))
+    case .toOne(let object): object?.storedObjectID.map { .reference($0) } ?? .null
+    case .toMany(let objects): .references(Self.identifiers(of: objects))
     }
+  }
+
+  /// The identifiers of the objects that have one, in order, in an array allocated once.
+  private static func identifiers(of objects: [ManagedObject]) -> [ObjectID] {
+    var identifiers: [ObjectID] = []
+    identifiers.reserveCapacity(objects.count)
+    for object in objects {
+      if let identifier = object.storedObjectID { identifiers.append(identifier) }
+    }
+    return identifiers
   }
 
   /// Objects in ``ObjectID`` order (unnumbered ones first).
@@ -350,15 +360,23 @@ public final class ObjectContext {
   ///   cost an exclusivity check per compare). Closures, not key paths: in a generic context
   ///   a key path is instantiated at run time on every call.
   func sortedByID<S: Sequence<ManagedObject>>(_ objects: S) -> [ManagedObject] {
-    var keyed: [(key: UInt64, object: ManagedObject)] = objects.map {
+    // An array shares its storage here; sets in insertion order are usually sorted already.
+    let array = Array(objects)
+    var previous: UInt64 = 0
+    var isSorted = true
+    for object in array {
+      let key = object.storedObjectID?.rawValue ?? 0
+      if key < previous {
+        isSorted = false
+        break
+      }
+      previous = key
+    }
+    if isSorted { return array }
+    var keyed: [(key: UInt64, object: ManagedObject)] = array.map {
       (key: $0.storedObjectID?.rawValue ?? 0, object: $0)
     }
-    var isSorted = true
-    for position in keyed.indices.dropFirst() where keyed[position - 1].key > keyed[position].key {
-      isSorted = false
-      break
-    }
-    if !isSorted { keyed.sort { $0.key < $1.key } }
+    keyed.sort { $0.key < $1.key }
     return keyed.map { $0.object }
   }
 

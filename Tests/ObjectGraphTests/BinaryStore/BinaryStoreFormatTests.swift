@@ -76,4 +76,30 @@ import Testing
     let record = try RecordWriter.encodeSnapshot(boxes, nextObjectNumber: 1_001)
     #expect(record.objectBytes / record.objectCount <= 36)
   }
+
+  @Test func stringsSharingPrefixesOfEveryLengthDecodeAsWritten() throws {
+    // Neighbours share 0 to 40 bytes, across word boundaries and inside multi-byte
+    // characters, so the word-at-a-time prefix search is checked at every offset.
+    let base = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH"
+    var titles: [String] = []
+    for length in 0...40 {
+      titles.append(String(base.prefix(length)) + "é" + String(length))
+      titles.append(String(base.prefix(length)) + "😀x")
+    }
+    titles += ["", "é", "éé", "e\u{301}", "😀", "😀😀", String(repeating: "z", count: 300)]
+    let objects = titles.enumerated().map { number, title in
+      ConformanceSchema.item(UInt64(number + 1), title: title)
+    }
+    let record = try RecordWriter.encodeSnapshot(objects, nextObjectNumber: 1_000)
+    let decoded = try record.bytes.withUnsafeBytes { bytes in
+      try RecordReader.decode(
+        UnsafeRawBufferPointer(rebasing: bytes[BinaryFormat.frameHeaderSize..<(bytes.count - 4)]),
+        at: BinaryFormat.frameHeaderSize, schema: ConformanceSchema.schema)
+    }
+    guard case .snapshot(let decodedObjects, _) = decoded.record else {
+      Issue.record("expected a snapshot record")
+      return
+    }
+    #expect(decodedObjects == objects)
+  }
 }

@@ -229,12 +229,28 @@ struct RecordWriter {
     second.makeContiguousUTF8()
     return first.utf8.withContiguousStorageIfAvailable { a in
       second.utf8.withContiguousStorageIfAvailable { b in
-        let limit = min(a.count, b.count)
-        var index = 0
-        while index < limit && a[index] == b[index] { index += 1 }
-        return index
+        sharedPrefixCount(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b))
       } ?? 0
     } ?? 0
+  }
+
+  /// The number of equal leading bytes, compared a word at a time.
+  private static func sharedPrefixCount(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer)
+    -> Int
+  {
+    let limit = min(a.count, b.count)
+    var index = 0
+    while index + 8 <= limit {
+      let difference =
+        a.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        ^ b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+      if difference != 0 {
+        return index + UInt64(littleEndian: difference).trailingZeroBitCount / 8
+      }
+      index += 8
+    }
+    while index < limit && a[index] == b[index] { index += 1 }
+    return index
   }
 
   /// The value as an `Int64` when that represents it exactly (including the sign of zero).
