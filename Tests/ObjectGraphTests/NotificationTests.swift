@@ -156,6 +156,38 @@ import Testing
     _ = mutating
   }
 
+  @Test func laterObserversOfADeliveryStillSeeItWhenAnEarlierOneChangesTheSameObjects()
+    throws
+  {
+    let (stack, inbox) = try savedInbox()
+    let child = Box(title: "Child", parent: inbox)
+    try stack.context.save()
+    // The first observer changes both objects again while the delivery is under way.
+    var changedAgain = false
+    let first = stack.context.observeChanges { _ in
+      guard !changedAgain else { return }
+      changedAgain = true
+      inbox.title = "changed again"
+      child.title = "changed again"
+    }
+    var objectChanges: [Set<String>] = []
+    let second = stack.context.observe(inbox) { objectChanges.append($0.changedKeys) }
+    var listChanges: [ListChange] = []
+    let third = stack.context.observe(inbox, relationship: \.children) { listChanges.append($0) }
+    inbox.detail = "changed"
+    child.detail = "changed"
+    stack.context.processPendingChanges()
+    // This delivery's own changes, as they were when it started.
+    #expect(objectChanges == [["detail"]])
+    #expect(listChanges.count == 1)
+    #expect(listChanges.first?.updated == [3])  // the child, after A, B and C
+    // The observer's changes come in the next delivery.
+    stack.context.processPendingChanges()
+    #expect(objectChanges == [["detail"], ["title"]])
+    #expect(listChanges.count == 2)
+    _ = (first, second, third)
+  }
+
   @Test func notificationCenterCarriesTheSameChanges() throws {
     let (stack, inbox) = try savedInbox()
     let received = LockedBox<[ChangeSummary]>([])
