@@ -41,38 +41,3 @@ extension PersistentValue: CustomStringConvertible {
     }
   }
 }
-
-extension PersistentValue {
-  /// Hashes the case and its payload. Written out (not synthesized) because indexes hash
-  /// values on every insert, update and lookup: a UUID is fed as two words instead of 16
-  /// single bytes, which costs a quarter as much.
-  public func hash(into hasher: inout Hasher) {
-    switch self {
-    case .null:
-      hasher.combine(0 as UInt8)
-    case .bool(let value):
-      hasher.combine(value)
-    case .int(let value):
-      hasher.combine(value)
-    case .double(let value):
-      hasher.combine(value)
-    case .string(let value):
-      hasher.combine(value)
-    case .date(let value):
-      hasher.combine(value.timeIntervalSinceReferenceDate)
-    case .data(let value):
-      hasher.combine(value)
-    case .uuid(let value):
-      withUnsafeBytes(of: value.uuid) { bytes in
-        hasher.combine(bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
-        hasher.combine(bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-      }
-    case .url(let value):
-      hasher.combine(value)
-    case .reference(let id):
-      hasher.combine(id)
-    case .references(let ids):
-      hasher.combine(ids)
-    }
-  }
-}

@@ -9,7 +9,7 @@
 /// applied one whose write failed.
 struct ObjectShapes {
   /// A to-many property of one object.
-  struct ListKey: Hashable {
+  struct ListKey {
     var id: ObjectID
     var property: Int32
   }
