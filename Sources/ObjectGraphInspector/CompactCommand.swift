@@ -8,7 +8,7 @@ import ObjectGraph
 /// so it takes the store's exclusive lock (a store an app has open is refused), cuts off a
 /// torn tail as opening always does (and says so), and compacts by writing a new file beside
 /// it and renaming it over the store: the path only ever names a complete file.
-public struct CompactCommand: InspectorCommand {
+public struct CompactCommand: PathOnlyCommand {
   static let definition = CommandDefinition(
     name: "compact", abstract: "Compact a store file in place, atomically.",
     arguments: [("FILE", "The store file (locked and rewritten).")], options: [],
@@ -24,10 +24,6 @@ public struct CompactCommand: InspectorCommand {
   /// Creates the command for the store file at `path`.
   public init(path: String) {
     self.path = path
-  }
-
-  init(parsing arguments: ParsedArguments) throws(InspectorError) {
-    self.init(path: arguments.positionals[0])
   }
 
   public func execute(

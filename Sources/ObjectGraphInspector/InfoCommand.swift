@@ -3,7 +3,7 @@ import ObjectGraph
 /// `objectgraph info FILE`: the file's format version, its schema, object counts per entity,
 /// its size against the size of its live data, and the records appended since the last
 /// compaction.
-public struct InfoCommand: InspectorCommand {
+public struct InfoCommand: PathOnlyCommand {
   static let definition = CommandDefinition(
     name: "info",
     abstract: "Show the format version, schema, object counts and sizes of a store file.",
@@ -19,10 +19,6 @@ public struct InfoCommand: InspectorCommand {
   /// Creates the command for the store file at `path`.
   public init(path: String) {
     self.path = path
-  }
-
-  init(parsing arguments: ParsedArguments) throws(InspectorError) {
-    self.init(path: arguments.positionals[0])
   }
 
   public func execute(

@@ -181,3 +181,14 @@ protocol InspectorCommand: InspectorSubcommand {
   /// - Throws: ``InspectorError/Code/usage`` for a bad option value.
   init(parsing arguments: ParsedArguments) throws(InspectorError)
 }
+
+/// A subcommand whose only argument is the store file's path.
+protocol PathOnlyCommand: InspectorCommand {
+  init(path: String)
+}
+
+extension PathOnlyCommand {
+  init(parsing arguments: ParsedArguments) throws(InspectorError) {
+    self.init(path: arguments.positionals[0])
+  }
+}

@@ -9,7 +9,7 @@ import ObjectGraph
 /// (header, record, or a broken graph invariant), ``InspectorError/Code/unsupportedFormat``
 /// for a newer format, ``InspectorError/Code/tornTail`` for a file that ends in an
 /// interrupted save but is whole before it.
-public struct VerifyCommand: InspectorCommand {
+public struct VerifyCommand: PathOnlyCommand {
   static let definition = CommandDefinition(
     name: "verify", abstract: "Check every record, checksum and graph invariant of a store file.",
     arguments: [("FILE", "The store file (opened read-only).")], options: [],
@@ -28,10 +28,6 @@ public struct VerifyCommand: InspectorCommand {
   /// Creates the command for the store file at `path`.
   public init(path: String) {
     self.path = path
-  }
-
-  init(parsing arguments: ParsedArguments) throws(InspectorError) {
-    self.init(path: arguments.positionals[0])
   }
 
   public func execute(
