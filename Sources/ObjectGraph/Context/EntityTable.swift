@@ -60,6 +60,12 @@ final class EntityTable {
     }
   }
 
+  /// Empties the indexes, leaving `objects` the last holder of the table's objects.
+  func removeIndexes() {
+    attributeIndexes = attributeIndexes.map { $0.map { _ in ValueIndex() } }
+    toOneIndexes = toOneIndexes.map { $0.map { _ in ValueIndex() } }
+  }
+
   /// Adds a live object and indexes it.
   func add(_ object: ManagedObject) {
     object.tableIndex = objects.count
