@@ -24,7 +24,7 @@ struct RecordReader {
   private var reader: ByteReader
   /// The number of properties of each entity of the schema.
   private let valueCounts: [Int]
-  private var context = ValueContext<String>()
+  private let strings = StringContext()
   private var dateContext = ValueContext<Int64>()
   private var objectBytes = 0
 
@@ -185,13 +185,10 @@ struct RecordReader {
       return .double(Double(try reader.readSignedVarint()))
     case .string:
       let bytes = try reader.readBytes(try reader.readCount())
-      let string = String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
-      context[property] = string
-      return .string(string)
+      strings.remember(then: bytes, for: property)
+      return .string(String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self))
     case .prefixedString:
-      let string = try readPrefixedString(property: property)
-      context[property] = string
-      return .string(string)
+      return .string(try readPrefixedString(property: property))
     case .date:
       return .date(
         Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.readUInt64())))
@@ -230,24 +227,22 @@ struct RecordReader {
   private mutating func readPrefixedString(property: Int) throws(FormatError) -> String {
     let sharedOffset = reader.fileOffset
     let shared = try reader.readInt()
-    var previous = context[property] ?? ""
-    previous.makeContiguousUTF8()
-    guard shared >= 0, shared <= previous.utf8.count else {
+    let prefix = strings.previous(property)
+    guard shared >= 0, shared <= prefix.count else {
       throw FormatError(
         offset: sharedOffset,
         message: "string shares \(shared) bytes with a previous string of "
-          + "\(previous.utf8.count) bytes")
+          + "\(prefix.count) bytes")
     }
     let suffix = try reader.readBytes(try reader.readCount())
-    return previous.utf8.withContiguousStorageIfAvailable { prefix in
-      String(unsafeUninitializedCapacity: shared + suffix.count) { target in
-        let raw = UnsafeMutableRawBufferPointer(target)
-        raw.copyMemory(
-          from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(prefix)[..<shared]))
-        UnsafeMutableRawBufferPointer(rebasing: raw[shared...]).copyMemory(from: suffix)
-        return shared + suffix.count
-      }
-    } ?? ""
+    let string = String(unsafeUninitializedCapacity: shared + suffix.count) { target in
+      let raw = UnsafeMutableRawBufferPointer(target)
+      raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: prefix[..<shared]))
+      UnsafeMutableRawBufferPointer(rebasing: raw[shared...]).copyMemory(from: suffix)
+      return shared + suffix.count
+    }
+    strings.remember(keepingPrefix: shared, then: suffix, for: property)
+    return string
   }
 
   private mutating func readURL(depth: Int) throws(FormatError) -> URL {

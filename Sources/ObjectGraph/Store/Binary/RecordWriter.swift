@@ -20,7 +20,7 @@ struct RecordWriter {
   }
 
   private var writer: ByteWriter
-  private var context = ValueContext<String>()
+  private let strings = StringContext()
   private var dateContext = ValueContext<Int64>()
   private var objectBytes = 0
   private var objectCount = 0
@@ -191,21 +191,21 @@ struct RecordWriter {
   private mutating func writeString(_ string: String, property: Int) {
     var string = string
     string.makeContiguousUTF8()
-    let previous = context[property] ?? ""
-    let shared = Self.sharedPrefixCount(previous, string)
     string.utf8.withContiguousStorageIfAvailable { utf8 in
+      let bytes = UnsafeRawBufferPointer(utf8)
+      let shared = Self.sharedPrefixCount(strings.previous(property), bytes)
       if shared >= BinaryFormat.minimumSharedPrefix {
         writer.write(BinaryFormat.ValueTag.prefixedString.rawValue)
         writer.writeVarint(UInt64(shared))
-        writer.writeVarint(UInt64(utf8.count - shared))
-        writer.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[shared...]))
+        writer.writeVarint(UInt64(bytes.count - shared))
+        writer.write(UnsafeRawBufferPointer(rebasing: bytes[shared...]))
       } else {
         writer.write(BinaryFormat.ValueTag.string.rawValue)
-        writer.writeVarint(UInt64(utf8.count))
-        writer.write(UnsafeRawBufferPointer(utf8))
+        writer.writeVarint(UInt64(bytes.count))
+        writer.write(bytes)
       }
+      strings.remember(then: bytes, for: property)
     }
-    context[property] = string
   }
 
   private mutating func writeURL(_ url: URL) {
@@ -219,19 +219,6 @@ struct RecordWriter {
     } else {
       writer.write(0)
     }
-  }
-
-  /// The number of leading UTF-8 bytes two strings share.
-  private static func sharedPrefixCount(_ first: String, _ second: String) -> Int {
-    var first = first
-    var second = second
-    first.makeContiguousUTF8()
-    second.makeContiguousUTF8()
-    return first.utf8.withContiguousStorageIfAvailable { a in
-      second.utf8.withContiguousStorageIfAvailable { b in
-        sharedPrefixCount(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b))
-      } ?? 0
-    } ?? 0
   }
 
   /// The number of equal leading bytes, compared a word at a time.
