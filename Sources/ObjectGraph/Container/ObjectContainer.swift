@@ -93,7 +93,7 @@ public final class ObjectContainer: Sendable {
     coordinator = StoreCoordinator(
       store: store, schema: schema, models: ordered, nextObjectNumber: contents.nextObjectNumber)
     do {
-      main = try ObjectContext(coordinator: coordinator, contents: contents)
+      main = try ObjectContext(coordinator: coordinator, contents: consume contents)
       main.deliversOnMainQueue = true
     } catch {
       store.close()

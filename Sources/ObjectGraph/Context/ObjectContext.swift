@@ -51,7 +51,7 @@ public final class ObjectContext {
     try self.init(coordinator: container.coordinator, contents: container.coordinator.store.load())
   }
 
-  init(coordinator: StoreCoordinator, contents: StoreContents) throws {
+  init(coordinator: StoreCoordinator, contents: consuming StoreContents) throws {
     self.coordinator = coordinator
     for (index, model) in coordinator.models.enumerated() {
       let table = EntityTable(model: model, entityIndex: index)
@@ -252,58 +252,84 @@ public final class ObjectContext {
 
   // MARK: Loading
 
-  private func materialize(_ contents: StoreContents) throws {
+  /// Makes the stored objects: each gets its attribute values moved out of `objects` (no
+  /// copy, no retain) and is made with ``ModelBuildState/prepare(_:count:model:)``; its
+  /// relationships are linked once every object exists, then it is indexed.
+  private func materialize(_ contents: consuming StoreContents) throws {
+    // Taken out, not copied: the values are moved out of a buffer no one else holds.
+    var objects = PackedObjects()
+    swap(&objects, &contents.packed)
+    let nextObjectNumber = contents.nextObjectNumber
     let state = ModelBuildState.current
-    var loaded: [(ManagedObject, ObjectSnapshot)] = []
-    loaded.reserveCapacity(contents.objects.count)
-    registered.reserve(upTo: contents.nextObjectNumber)
+    var loaded: [ManagedObject] = []
+    loaded.reserveCapacity(objects.liveCount)
+    registered.reserve(upTo: nextObjectNumber)
     var counts = [Int](repeating: 0, count: tables.count)
-    for snapshot in contents.objects where counts.indices.contains(snapshot.entity) {
-      counts[snapshot.entity] += 1
+    for position in 0..<objects.positionCount where objects.isLive(position) {
+      let entity = Int(objects.entities[position])
+      if counts.indices.contains(entity) { counts[entity] += 1 }
     }
     for (table, count) in zip(tables, counts) { table.reserveCapacity(count) }
-    try state.run(.materialize, model: nil) {
-      for snapshot in contents.objects {
-        guard tables.indices.contains(snapshot.entity) else {
-          throw ObjectGraphError(
-            .corruptStore, "stored object \(snapshot.id) has unknown entity \(snapshot.entity)",
-            objectID: snapshot.id)
+    let ids = objects.ids
+    let entities = objects.entities
+    let starts = objects.starts
+    try objects.withMutableValues { values in
+      try state.run(.materialize, model: nil) {
+        for position in ids.indices where entities[position] != PackedObjects.removed {
+          let id = ids[position]
+          let entity = Int(entities[position])
+          guard tables.indices.contains(entity) else {
+            throw ObjectGraphError(
+              .corruptStore, "stored object \(id) has unknown entity \(entity)", objectID: id)
+          }
+          let model = tables[entity].model
+          let first = starts[position]
+          let valueCount =
+            (position + 1 < starts.count ? starts[position + 1] : values.count) - first
+          guard valueCount == model.properties.count else {
+            throw ObjectGraphError(
+              .corruptStore,
+              "stored object \(id) of \(model.name) has \(valueCount) values "
+                + "for \(model.properties.count) properties", entity: model.name, objectID: id)
+          }
+          // Attribute slots take their stored values (moved out, `.null` left behind);
+          // relationship slots start empty and are linked once every object exists.
+          let slots = UnsafeMutablePointer<Slot>.allocate(capacity: max(valueCount, 1))
+          let source = values.baseAddress! + first
+          for (index, empty) in model.emptyRelationshipSlots.enumerated() {
+            if let empty {
+              (slots + index).initialize(to: empty)
+            } else {
+              (slots + index).initialize(to: .value((source + index).move()))
+              (source + index).initialize(to: .null)
+            }
+          }
+          state.prepare(slots, count: valueCount, model: model)
+          let object = model.type.init()
+          object.storedObjectID = id
+          object.lifecycle = .persisted
+          object.trackingContext = self
+          guard registered.updateValue(object, for: id) == nil else {
+            throw ObjectGraphError(
+              .corruptStore, "stored object \(id) appears twice", entity: model.name,
+              objectID: id)
+          }
+          loaded.append(object)
         }
-        let model = tables[snapshot.entity].model
-        guard snapshot.values.count == model.properties.count else {
-          throw ObjectGraphError(
-            .corruptStore,
-            "stored object \(snapshot.id) of \(model.name) has \(snapshot.values.count) values "
-              + "for \(model.properties.count) properties", entity: model.name,
-            objectID: snapshot.id)
-        }
-        // Attribute slots get their stored values now; relationship slots start empty
-        // and are linked once every object exists.
-        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: max(snapshot.values.count, 1))
-        for (index, empty) in model.emptyRelationshipSlots.enumerated() {
-          (slots + index).initialize(to: empty ?? .value(snapshot.values[index]))
-        }
-        state.prepare(slots, count: snapshot.values.count, model: model)
-        let object = model.type.init()
-        object.storedObjectID = snapshot.id
-        object.lifecycle = .persisted
-        object.trackingContext = self
-        guard registered.updateValue(object, for: snapshot.id) == nil else {
-          throw ObjectGraphError(
-            .corruptStore, "stored object \(snapshot.id) appears twice", entity: model.name,
-            objectID: snapshot.id)
-        }
-        loaded.append((object, snapshot))
       }
     }
-    for (object, snapshot) in loaded {
+    var next = 0
+    for position in ids.indices where entities[position] != PackedObjects.removed {
+      let object = loaded[next]
+      next += 1
       let model = object.model
+      let first = starts[position]
       for index in model.relationshipIndices {
         object.slots[index] = try slot(
-          snapshot.values[index], for: model.properties[index], of: model, id: snapshot.id)
+          objects.values[first + index], for: model.properties[index], of: model, id: ids[position])
       }
+      tables[Int(entities[position])].add(object)
     }
-    for (object, snapshot) in loaded { tables[snapshot.entity].add(object) }
   }
 
   private func slot(

@@ -52,15 +52,32 @@ public protocol PersistentStore: AnyObject, Sendable {
 }
 
 /// What a store holds: every object and the next unused object number.
+///
+/// The objects are kept packed, their values in one buffer (``PackedObjects``), which is how
+/// the binary store decodes them and a context loads them; ``objects`` presents them as
+/// snapshots.
 public struct StoreContents: Sendable {
-  /// Every stored object, in no particular order.
-  public var objects: [ObjectSnapshot]
+  /// The stored objects, packed.
+  var packed: PackedObjects
   /// The smallest object number never handed out by this store's contexts.
   public var nextObjectNumber: UInt64
 
+  /// Every stored object, in no particular order.
+  ///
+  /// - Complexity: O(*n*) in the number of objects and values: each read makes the
+  ///   snapshots.
+  public var objects: [ObjectSnapshot] {
+    get { packed.snapshots }
+    set { packed = PackedObjects(newValue) }
+  }
+
   /// Creates store contents.
   public init(objects: [ObjectSnapshot], nextObjectNumber: UInt64) {
-    self.objects = objects
+    self.init(packed: PackedObjects(objects), nextObjectNumber: nextObjectNumber)
+  }
+
+  init(packed: PackedObjects, nextObjectNumber: UInt64) {
+    self.packed = packed
     self.nextObjectNumber = nextObjectNumber
   }
 }

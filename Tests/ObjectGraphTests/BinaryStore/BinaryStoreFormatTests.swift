@@ -100,6 +100,6 @@ import Testing
       Issue.record("expected a snapshot record")
       return
     }
-    #expect(decodedObjects == objects)
+    #expect(decodedObjects.snapshots == objects)
   }
 }

@@ -99,7 +99,7 @@ extension BinaryStoreReader {
           || changeset.updated.contains { ids.contains($0.id) }
           || changeset.deleted.contains { ids.contains($0) }
       case .snapshot(let objects, _):
-        touches = objects.contains { ids.contains($0.id) }
+        touches = objects.ids.contains { ids.contains($0) }
       }
       if touches { found = frame.offset }
     }

@@ -176,15 +176,15 @@ struct GraphInvariantChecker {
     counting report: inout BinaryStoreVerification
   ) throws(Violation) {
     report.referenceCount += 1
-    guard let destination = graph[target] else {
+    guard let destinationEntity = graph.entity(of: target) else {
       throw Violation(
         message: "\(place) refers to \(target), which does not exist (a dangling reference)",
         objects: [object.id, target])
     }
-    guard destination.entity == resolved.destination else {
+    guard destinationEntity == resolved.destination else {
       throw Violation(
         message: "\(place) refers to \(target), which is a "
-          + "\(schema.entities[destination.entity].name), not a "
+          + "\(schema.entities[destinationEntity].name), not a "
           + schema.entities[resolved.destination].name,
         objects: [object.id, target])
     }
@@ -229,7 +229,7 @@ struct GraphInvariantChecker {
       let inverseName = schema.entities[resolved.destination].properties[inverse.property].name
       for target in targets {
         report.inverseCount += 1
-        let other = graph[target]!.values[inverse.property]
+        let other = graph.value(of: target, inverse.property)!
         if !inverse.isToMany {
           guard other == .reference(object.id) else {
             throw Violation(

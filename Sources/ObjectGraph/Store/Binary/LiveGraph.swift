@@ -1,13 +1,14 @@
 /// The objects of a store file, in memory, as replaying its records builds them.
 ///
-/// Objects live in one array (handed out by ``contents`` without copying) with an
-/// ``ObjectIndex`` from id to position. Changesets are applied by the shared
-/// ``ChangesetApplier`` (all or nothing) through the graph's ``SnapshotStorage`` conformance.
-/// Used to replay a file (``StoreReplayer``); an open ``BinaryStore`` keeps only
+/// Objects live in ``PackedObjects`` (handed out by ``contents`` without copying) with an
+/// ``ObjectIndex`` from id to position; a deleted object leaves a removed position behind,
+/// so the order of the file is kept. Changesets are applied by the shared
+/// ``ChangesetApplier`` (all or nothing) through the graph's ``SnapshotStorage``
+/// conformance. Used to replay a file (``StoreReplayer``); an open ``BinaryStore`` keeps only
 /// ``ObjectShapes``.
 struct LiveGraph {
-  /// Every live object, in no particular order.
-  private(set) var objects: [ObjectSnapshot] = []
+  /// Every object, in the order the file gave them, with removed positions.
+  private(set) var objects = PackedObjects()
   /// The position of each live object in ``objects``.
   private var index = ObjectIndex()
   /// The largest next object number recorded.
@@ -19,20 +20,30 @@ struct LiveGraph {
   private(set) var sampledObjectCount = 0
 
   /// Whether the graph holds no object.
-  var isEmpty: Bool { objects.isEmpty }
+  var isEmpty: Bool { objects.liveCount == 0 }
 
   /// Every object and the next object number, as ``PersistentStore/load()`` returns them.
   ///
-  /// - Complexity: O(1): the object array is shared, not copied.
+  /// - Complexity: O(1): the packed objects are shared, not copied.
   var contents: StoreContents {
-    StoreContents(objects: objects, nextObjectNumber: nextObjectNumber)
+    StoreContents(packed: objects, nextObjectNumber: nextObjectNumber)
   }
 
   /// Every object, sorted by id (the order compaction writes them in).
   ///
   /// - Complexity: O(*n* log *n*) in the number of objects.
   var sortedObjects: [ObjectSnapshot] {
-    objects.sorted { $0.id < $1.id }
+    objects.snapshots.sorted { $0.id < $1.id }
+  }
+
+  /// The entity of the live object `id`, if there is one.
+  func entity(of id: ObjectID) -> Int? {
+    index[id].map { Int(objects.entities[$0]) }
+  }
+
+  /// The value of `property` of the live object `id`, if there is one.
+  func value(of id: ObjectID, _ property: Int) -> PersistentValue? {
+    index[id].map { objects.values[objects.valueRange($0).lowerBound + property] }
   }
 
   /// Applies a changeset, all or nothing.
@@ -41,7 +52,6 @@ struct LiveGraph {
   ///   is then unchanged.
   /// - Complexity: O(*k*) in the size of the changeset.
   mutating func apply(_ changeset: Changeset, with applier: ChangesetApplier) throws {
-    objects.reserveCapacity(objects.count + changeset.inserted.count)
     try applier.apply(changeset, to: &self)
     nextObjectNumber = max(nextObjectNumber, changeset.nextObjectNumber)
   }
@@ -51,14 +61,14 @@ struct LiveGraph {
   ///
   /// - Throws: ``ObjectGraphError/Code/corruptStore`` when an id appears twice.
   /// - Complexity: O(*n*) in the number of objects.
-  mutating func replace(with snapshot: [ObjectSnapshot], nextObjectNumber: UInt64) throws {
-    var index = ObjectIndex(capacity: snapshot.count)
-    for (position, object) in snapshot.enumerated() {
-      guard index[object.id] == nil else {
+  mutating func replace(with snapshot: PackedObjects, nextObjectNumber: UInt64) throws {
+    var index = ObjectIndex(capacity: snapshot.positionCount)
+    for (position, id) in snapshot.ids.enumerated() where snapshot.isLive(position) {
+      guard index[id] == nil else {
         throw ObjectGraphError(
-          .corruptStore, "object \(object.id) appears twice in a snapshot", objectID: object.id)
+          .corruptStore, "object \(id) appears twice in a snapshot", objectID: id)
       }
-      index.set(position, for: object.id)
+      index.set(position, for: id)
     }
     self.objects = snapshot
     self.index = index
@@ -70,37 +80,25 @@ struct LiveGraph {
     sampledObjectBytes += bytes
     sampledObjectCount += count
   }
-
-  /// Stores `snapshot` as the object `id` (removing it when `nil`); returns what was there.
-  @discardableResult
-  private mutating func put(_ snapshot: ObjectSnapshot?, for id: ObjectID) -> ObjectSnapshot? {
-    guard let position = index[id] else {
-      if let snapshot {
-        index.set(objects.count, for: id)
-        objects.append(snapshot)
-      }
-      return nil
-    }
-    let previous = objects[position]
-    if let snapshot {
-      objects[position] = snapshot
-    } else {
-      // Move the last object into the hole.
-      let last = objects.removeLast()
-      index.remove(id)
-      if position < objects.count {
-        objects[position] = last
-        index.set(position, for: last.id)
-      }
-    }
-    return previous
-  }
 }
 
 extension LiveGraph: SnapshotStorage {
   /// The live object with this id; setting `nil` removes it.
   subscript(id: ObjectID) -> ObjectSnapshot? {
-    get { index[id].map { objects[$0] } }
-    set { put(newValue, for: id) }
+    get { index[id].map { objects.snapshot(at: $0) } }
+    set {
+      switch (index[id], newValue) {
+      case (let position?, let snapshot?):
+        objects.replaceValues(at: position, with: snapshot.values)
+      case (let position?, nil):
+        objects.remove(at: position)
+        index.remove(id)
+      case (nil, let snapshot?):
+        index.set(objects.positionCount, for: id)
+        objects.append(snapshot)
+      case (nil, nil):
+        break
+      }
+    }
   }
 }

@@ -46,11 +46,15 @@ struct ObjectShapes {
     lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
     nextObjectNumber = contents.nextObjectNumber
     entities.reserve(upTo: contents.nextObjectNumber)
-    for object in contents.objects {
-      entities[object.id] = Int32(object.entity)
-      for property in listProperties[object.entity] {
-        let count = Self.listCount(object.values[property])
-        if count > 0 { lengths[property][object.id] = Int32(count) }
+    let objects = contents.packed
+    for position in 0..<objects.positionCount where objects.isLive(position) {
+      let id = objects.ids[position]
+      let entity = Int(objects.entities[position])
+      entities[id] = Int32(entity)
+      let first = objects.valueRange(position).lowerBound
+      for property in listProperties[entity] {
+        let count = Self.listCount(objects.values[first + property])
+        if count > 0 { lengths[property][id] = Int32(count) }
       }
     }
   }

@@ -11,7 +11,7 @@ struct RecordReader {
     /// One save.
     case changeset(Changeset)
     /// The whole live graph.
-    case snapshot(objects: [ObjectSnapshot], nextObjectNumber: UInt64)
+    case snapshot(objects: PackedObjects, nextObjectNumber: UInt64)
   }
 
   /// A decoded record and how many bytes its whole objects took.
@@ -59,7 +59,7 @@ struct RecordReader {
     case .snapshot:
       let next = try decoder.reader.readVarint()
       let objects = try decoder.readObjects()
-      objectCount = objects.count
+      objectCount = objects.positionCount
       record = .snapshot(objects: objects, nextObjectNumber: next)
     case nil:
       throw FormatError(offset: kindOffset, message: "unknown record kind \(kindByte)")
@@ -72,7 +72,7 @@ struct RecordReader {
 
   private mutating func readChangeset() throws(FormatError) -> Changeset {
     let next = try reader.readVarint()
-    let inserted = try readObjects()
+    let inserted = try readObjects().snapshots
     let updateCount = try reader.readCount(minimumElementSize: 3)
     var updated: [ObjectUpdate] = []
     updated.reserveCapacity(updateCount)
@@ -101,10 +101,12 @@ struct RecordReader {
       inserted: inserted, updated: updated, deleted: deleted, nextObjectNumber: next)
   }
 
-  private mutating func readObjects() throws(FormatError) -> [ObjectSnapshot] {
+  private mutating func readObjects() throws(FormatError) -> PackedObjects {
     let count = try reader.readCount(minimumElementSize: 3)
-    var objects: [ObjectSnapshot] = []
-    objects.reserveCapacity(count)
+    var objects = PackedObjects()
+    // Exact for one entity; never more than the payload could hold (a value takes a byte).
+    objects.reserveCapacity(
+      objects: count, values: min(reader.remaining, count * (valueCounts.max() ?? 0)))
     var previousID: UInt64 = 0
     for _ in 0..<count {
       let start = reader.fileOffset
@@ -118,12 +120,10 @@ struct RecordReader {
           message: "object \(id) of entity \(entity) has \(valueCount) values, which no entity "
             + "of the schema has")
       }
-      var values: [PersistentValue] = []
-      values.reserveCapacity(valueCount)
+      objects.beginObject(id: id, entity: entity)
       for property in 0..<valueCount {
-        values.append(try readValue(property: property, owner: id))
+        objects.appendValue(try readValue(property: property, owner: id))
       }
-      objects.append(ObjectSnapshot(id: id, entity: entity, values: values))
       objectBytes += reader.fileOffset - start
     }
     return objects

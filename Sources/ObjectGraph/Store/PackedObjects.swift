@@ -1,0 +1,104 @@
+/// Stored objects with all their values in one buffer, in order.
+///
+/// What the binary store decodes and a context loads: an ``ObjectSnapshot`` per object costs
+/// an array of its own (an allocation to make, a generic destruction to free), more than
+/// decoding the object's values. Here object *k* is `ids[k]` of entity `entities[k]`, and
+/// its values are `values[starts[k] ..< starts[k + 1]]` (the last one's run to the end).
+///
+/// An object can be removed in place: its entity becomes `-1` and its values `.null`, so
+/// positions stay put and order is kept; every reader skips removed objects.
+struct PackedObjects: Sendable {
+  /// The entity of a removed object.
+  static let removed: Int32 = -1
+
+  private(set) var ids: [ObjectID] = []
+  private(set) var entities: [Int32] = []
+  private(set) var starts: [Int] = []
+  /// Every object's values, one run per object.
+  private(set) var values: [PersistentValue] = []
+  /// The number of objects not removed.
+  private(set) var liveCount = 0
+
+  init() {}
+
+  /// Packs snapshots, in their order.
+  init(_ snapshots: [ObjectSnapshot]) {
+    reserveCapacity(objects: snapshots.count, values: snapshots.reduce(0) { $0 + $1.values.count })
+    for snapshot in snapshots { append(snapshot) }
+  }
+
+  /// The number of positions, removed objects included.
+  var positionCount: Int { ids.count }
+
+  /// Whether the object at `position` was not removed.
+  func isLive(_ position: Int) -> Bool { entities[position] != Self.removed }
+
+  /// The positions of the values of the object at `position`.
+  func valueRange(_ position: Int) -> Range<Int> {
+    starts[position]..<(position + 1 < starts.count ? starts[position + 1] : values.count)
+  }
+
+  /// The object at `position` as a snapshot.
+  func snapshot(at position: Int) -> ObjectSnapshot {
+    ObjectSnapshot(
+      id: ids[position], entity: Int(entities[position]),
+      values: Array(values[valueRange(position)]))
+  }
+
+  /// The objects not removed, as snapshots, in order.
+  var snapshots: [ObjectSnapshot] {
+    var result: [ObjectSnapshot] = []
+    result.reserveCapacity(liveCount)
+    for position in ids.indices where isLive(position) { result.append(snapshot(at: position)) }
+    return result
+  }
+
+  mutating func reserveCapacity(objects: Int, values valueCount: Int) {
+    ids.reserveCapacity(ids.count + objects)
+    entities.reserveCapacity(entities.count + objects)
+    starts.reserveCapacity(starts.count + objects)
+    values.reserveCapacity(values.count + valueCount)
+  }
+
+  /// Starts a new object; its values are then added with ``appendValue(_:)``.
+  mutating func beginObject(id: ObjectID, entity: Int) {
+    ids.append(id)
+    entities.append(Int32(entity))
+    starts.append(values.count)
+    liveCount += 1
+  }
+
+  /// Adds a value to the object begun last.
+  mutating func appendValue(_ value: PersistentValue) {
+    values.append(value)
+  }
+
+  /// Adds an object at the end.
+  mutating func append(_ snapshot: ObjectSnapshot) {
+    beginObject(id: snapshot.id, entity: snapshot.entity)
+    values.append(contentsOf: snapshot.values)
+  }
+
+  /// Replaces the values of the object at `position` with as many others.
+  mutating func replaceValues(at position: Int, with newValues: [PersistentValue]) {
+    let range = valueRange(position)
+    precondition(range.count == newValues.count, "an object's values changed in number")
+    values.replaceSubrange(range, with: newValues)
+  }
+
+  /// Removes the object at `position`, freeing its values but keeping every position.
+  mutating func remove(at position: Int) {
+    guard isLive(position) else { return }
+    for index in valueRange(position) { values[index] = .null }
+    entities[position] = Self.removed
+    liveCount -= 1
+  }
+
+  /// Calls `body` with the values buffer, so a loader can move values out; whatever it
+  /// leaves behind must be initialized again (``PersistentValue/null`` is free to destroy).
+  mutating func withMutableValues<Result>(
+    _ body: (UnsafeMutableBufferPointer<PersistentValue>) throws -> Result
+  ) rethrows -> Result {
+    try values.withUnsafeMutableBufferPointer { try body($0) }
+  }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import ObjectGraphTesting
+import Testing
+
+@testable import ObjectGraph
+
+/// Replaying a file builds a `LiveGraph` of packed objects: values in one buffer, removed
+/// objects left as holes so the file's order is kept. It must hold exactly what applying the
+/// same changesets to a plain dictionary of snapshots holds.
+@Suite struct LiveGraphTests {
+  private func id(_ number: UInt64) -> ObjectID { ObjectID(rawValue: number) }
+
+  @Test func replayedChangesMatchADictionaryOfSnapshots() throws {
+    let applier = ChangesetApplier(schema: ConformanceSchema.schema)
+    var graph = LiveGraph()
+    var reference: [ObjectID: ObjectSnapshot] = [:]
+    func apply(_ changeset: Changeset) throws {
+      try graph.apply(changeset, with: applier)
+      try applier.apply(changeset, to: &reference)
+    }
+    var generator = ChangeGenerator()
+    try apply(generator.initialInsert())
+    for step in 0..<600 {
+      try apply(generator.next())
+      // Now and then delete a loose item and insert it again with other values, so holes
+      // and re-inserted ids mix with updates.
+      if step % 7 == 0 {
+        let number = UInt64(6 + step % 50)
+        try apply(Changeset(deleted: [id(number)], nextObjectNumber: 1_000))
+        try apply(
+          Changeset(
+            inserted: [ConformanceSchema.item(number, title: "again \(step)")],
+            nextObjectNumber: 1_000))
+      }
+    }
+    try apply(Changeset(deleted: [id(7), id(30), id(59)], nextObjectNumber: 1_000))
+
+    let expected = reference.values.sorted { $0.id < $1.id }
+    #expect(graph.sortedObjects == expected)
+    #expect(graph.contents.objects.sorted { $0.id < $1.id } == expected)
+    #expect(graph.contents.packed.liveCount == expected.count)
+    for snapshot in expected {
+      #expect(graph.entity(of: snapshot.id) == snapshot.entity)
+      #expect(graph.value(of: snapshot.id, ConformanceSchema.title) == snapshot.values[6])
+      #expect(graph[snapshot.id] == snapshot)
+    }
+    #expect(graph.entity(of: id(30)) == nil)
+    #expect(graph[id(30)] == nil)
+  }
+
+  @Test func aFailedChangesetLeavesTheGraphAsItWas() throws {
+    let applier = ChangesetApplier(schema: ConformanceSchema.schema)
+    var graph = LiveGraph()
+    try graph.apply(
+      Changeset(inserted: (1...3).map { ConformanceSchema.item($0) }, nextObjectNumber: 10),
+      with: applier)
+    let before = graph.sortedObjects
+    // Deletes 2 and updates an object that does not exist: nothing may change.
+    let failing = Changeset(
+      updated: [
+        ObjectUpdate(
+          id: id(99), entity: ConformanceSchema.item,
+          changes: [PropertyChange(property: 6, kind: .set(.string("x")))])
+      ], deleted: [id(2)], nextObjectNumber: 10)
+    #expect(throws: ObjectGraphError.self) { try graph.apply(failing, with: applier) }
+    #expect(graph.sortedObjects == before)
+  }
+
+  @Test func packedObjectsKeepTheirOrderAndPositionsThroughRemovals() {
+    let snapshots = (1...5).map { ConformanceSchema.item(UInt64($0)) }
+    var packed = PackedObjects(snapshots)
+    #expect(packed.positionCount == 5)
+    #expect(packed.snapshots == snapshots)
+
+    packed.remove(at: 1)
+    packed.remove(at: 3)
+    packed.remove(at: 3)  // removing twice changes nothing
+    var renamed = snapshots[2]
+    renamed.values[6] = .string("renamed")
+    packed.replaceValues(at: 2, with: renamed.values)
+
+    #expect(packed.positionCount == 5)
+    #expect(packed.liveCount == 3)
+    #expect(!packed.isLive(1) && !packed.isLive(3) && packed.isLive(4))
+    #expect(packed.snapshots == [snapshots[0], renamed, snapshots[4]])
+    #expect(packed.values[packed.valueRange(1)].allSatisfy { $0 == .null })
+    #expect(packed.snapshot(at: 4) == snapshots[4])
+  }
+
+  @Test func storeContentsShowPackedObjectsAsSnapshots() {
+    let snapshots = (1...3).map { ConformanceSchema.item(UInt64($0)) }
+    var contents = StoreContents(objects: snapshots, nextObjectNumber: 9)
+    #expect(contents.objects == snapshots)
+    #expect(contents.packed.positionCount == 3)
+    contents.objects.removeFirst()
+    #expect(contents.objects == Array(snapshots.dropFirst()))
+    #expect(contents.packed.liveCount == 2)
+    #expect(contents.nextObjectNumber == 9)
+  }
+}
