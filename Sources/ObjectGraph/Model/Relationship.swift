@@ -18,6 +18,7 @@ public struct Relationship<Value: RelationshipValue> {
   @usableFromInline let index: Int32
 
   /// Declares a relationship with no options (delete rule nullify, no declared inverse).
+  @inlinable
   public init() {
     self.init(deleteRule: .nullify, minimumModelCount: nil, maximumModelCount: nil)
   }
@@ -28,13 +29,19 @@ public struct Relationship<Value: RelationshipValue> {
   ///   - deleteRule: What deleting this object does to the related objects.
   ///   - minimumModelCount: The fewest objects a to-many relationship may hold at save.
   ///   - maximumModelCount: The most objects a to-many relationship may hold at save.
+  @inlinable
   public init(
     deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil,
     maximumModelCount: Int? = nil
   ) {
+    let state = ModelBuildState.current
+    if state.mode == .materialize {
+      index = state.nextPreparedIndex()  // the loader fills the slot
+      return
+    }
     index = Self.register(
-      deleteRule: deleteRule, minimum: minimumModelCount, maximum: maximumModelCount,
-      inverseRoot: nil, inverseProbe: nil)
+      in: state, deleteRule: deleteRule, minimum: minimumModelCount,
+      maximum: maximumModelCount, inverseRoot: nil, inverseProbe: nil)
   }
 
   /// Declares a relationship with its inverse, a delete rule and optional count bounds.
@@ -44,28 +51,35 @@ public struct Relationship<Value: RelationshipValue> {
   ///   - inverse: The relationship on the destination class that mirrors this one.
   ///   - minimumModelCount: The fewest objects a to-many relationship may hold at save.
   ///   - maximumModelCount: The most objects a to-many relationship may hold at save.
+  @inlinable
   public init<Destination: ManagedObject, Inverse: RelationshipValue>(
     deleteRule: DeleteRule = .nullify, inverse: KeyPath<Destination, Inverse>,
     minimumModelCount: Int? = nil, maximumModelCount: Int? = nil
   ) {
+    // Inlined into the model's module, so loading an object costs one frame lookup here.
+    let state = ModelBuildState.current
+    if state.mode == .materialize {
+      index = state.nextPreparedIndex()  // the loader fills the slot
+      return
+    }
     // The probe is a closure (an allocation): made only when the class is described.
-    let isDescribing = ModelBuildState.current.mode == .describe
     index = Self.register(
-      deleteRule: deleteRule, minimum: minimumModelCount, maximum: maximumModelCount,
-      inverseRoot: Destination.self,
-      inverseProbe: !isDescribing
+      in: state, deleteRule: deleteRule, minimum: minimumModelCount,
+      maximum: maximumModelCount, inverseRoot: Destination.self,
+      inverseProbe: state.mode != .describe
         ? nil
         : { object in
           if let object = object as? Destination { _ = object[keyPath: inverse] }
         })
   }
 
-  private static func register(
-    deleteRule: DeleteRule, minimum: Int?, maximum: Int?, inverseRoot: ManagedObject.Type?,
-    inverseProbe: ((ManagedObject) -> Void)?
+  /// Pushes the relationship's empty slot for an object being created or described, and
+  /// records its declaration when described.
+  @usableFromInline
+  static func register(
+    in state: ModelBuildState, deleteRule: DeleteRule, minimum: Int?, maximum: Int?,
+    inverseRoot: ManagedObject.Type?, inverseProbe: ((ManagedObject) -> Void)?
   ) -> Int32 {
-    let state = ModelBuildState.current
-    if state.mode == .materialize { return state.nextPreparedIndex() }
     if state.mode == .describe {
       state.blueprints.append(
         .relationship(

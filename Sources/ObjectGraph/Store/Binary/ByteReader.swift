@@ -65,6 +65,16 @@ struct ByteReader {
   /// Reads an unsigned LEB128 varint of at most 10 bytes.
   @inline(__always)
   mutating func readVarint() throws(FormatError) -> UInt64 {
+    // Most varints (counts, deltas, lengths) fit in one byte.
+    if position < buffer.count, buffer[position] < 0x80 {
+      position += 1
+      return UInt64(buffer[position - 1])
+    }
+    return try readLongVarint()
+  }
+
+  /// Reads a varint of any length, byte by byte.
+  private mutating func readLongVarint() throws(FormatError) -> UInt64 {
     var result: UInt64 = 0
     var shift: UInt64 = 0
     while true {
@@ -97,7 +107,20 @@ struct ByteReader {
 
   /// Reads a count of elements that take at least `minimumElementSize` bytes each, checking
   /// that they can fit in the remaining bytes (so corrupt counts never allocate wildly).
+  @inline(__always)
   mutating func readCount(minimumElementSize: Int = 1) throws(FormatError) -> Int {
+    // A one-byte count that fits needs neither overflow nor error handling.
+    if position < buffer.count, buffer[position] < 0x80,
+      Int(buffer[position]) * max(minimumElementSize, 1) < remaining
+    {
+      position += 1
+      return Int(buffer[position - 1])
+    }
+    return try readLongCount(minimumElementSize: minimumElementSize)
+  }
+
+  /// ``readCount(minimumElementSize:)`` for any count, with its checks.
+  private mutating func readLongCount(minimumElementSize: Int) throws(FormatError) -> Int {
     let start = fileOffset
     let raw = try readVarint()
     let (needed, overflow) = raw.multipliedReportingOverflow(by: UInt64(max(minimumElementSize, 1)))
