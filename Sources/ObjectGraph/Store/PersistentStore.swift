@@ -53,31 +53,63 @@ public protocol PersistentStore: AnyObject, Sendable {
 
 /// What a store holds: every object and the next unused object number.
 ///
-/// The objects are kept packed, their values in one buffer (``PackedObjects``), which is how
-/// the binary store decodes them and a context loads them; ``objects`` presents them as
-/// snapshots.
+/// The binary store hands its objects over *packed*, their values in one buffer
+/// (``PackedObjects``), which is how a context loads them fastest; ``objects`` presents them
+/// as snapshots. Reading ``objects`` of packed contents makes the snapshots each time;
+/// changing it (`contents.objects.append(…)`) turns the contents into snapshots once, so
+/// building contents object by object stays linear.
 public struct StoreContents: Sendable {
-  /// The stored objects, packed.
-  var packed: PackedObjects
+  enum Storage {
+    case snapshots([ObjectSnapshot])
+    case packed(PackedObjects)
+  }
+
+  var storage: Storage
   /// The smallest object number never handed out by this store's contexts.
   public var nextObjectNumber: UInt64
 
   /// Every stored object, in no particular order.
   ///
-  /// - Complexity: O(*n*) in the number of objects and values: each read makes the
-  ///   snapshots.
+  /// - Complexity: O(1) for contents made from snapshots; O(*n*) in the number of values
+  ///   for a store's packed contents, on every read.
   public var objects: [ObjectSnapshot] {
-    get { packed.snapshots }
-    set { packed = PackedObjects(newValue) }
+    get {
+      switch storage {
+      case .snapshots(let snapshots): snapshots
+      case .packed(let packed): packed.snapshots
+      }
+    }
+    _modify {
+      var objects: [ObjectSnapshot]
+      switch storage {
+      case .snapshots(let snapshots): objects = snapshots
+      case .packed(let packed): objects = packed.snapshots
+      }
+      storage = .snapshots([])  // let go, so the yielded array is unique
+      defer { storage = .snapshots(objects) }
+      yield &objects
+    }
+    set { storage = .snapshots(newValue) }
   }
 
   /// Creates store contents.
   public init(objects: [ObjectSnapshot], nextObjectNumber: UInt64) {
-    self.init(packed: PackedObjects(objects), nextObjectNumber: nextObjectNumber)
+    storage = .snapshots(objects)
+    self.nextObjectNumber = nextObjectNumber
   }
 
   init(packed: PackedObjects, nextObjectNumber: UInt64) {
-    self.packed = packed
+    storage = .packed(packed)
     self.nextObjectNumber = nextObjectNumber
+  }
+
+  /// The objects, packed; taken out of the contents, which are left empty.
+  mutating func takePacked() -> PackedObjects {
+    let storage = self.storage
+    self.storage = .snapshots([])
+    switch storage {
+    case .snapshots(let snapshots): return PackedObjects(snapshots)
+    case .packed(let packed): return packed
+    }
   }
 }

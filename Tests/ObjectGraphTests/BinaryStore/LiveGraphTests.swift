@@ -38,7 +38,8 @@ import Testing
     let expected = reference.values.sorted { $0.id < $1.id }
     #expect(graph.sortedObjects == expected)
     #expect(graph.contents.objects.sorted { $0.id < $1.id } == expected)
-    #expect(graph.contents.packed.liveCount == expected.count)
+    var contents = graph.contents
+    #expect(contents.takePacked().liveCount == expected.count)
     for snapshot in expected {
       #expect(graph.entity(of: snapshot.id) == snapshot.entity)
       #expect(graph.value(of: snapshot.id, ConformanceSchema.title) == snapshot.values[6])
@@ -87,14 +88,22 @@ import Testing
     #expect(packed.snapshot(at: 4) == snapshots[4])
   }
 
-  @Test func storeContentsShowPackedObjectsAsSnapshots() {
+  @Test func storeContentsShowPackedObjectsAsSnapshotsAndTurnIntoSnapshotsWhenChanged() {
     let snapshots = (1...3).map { ConformanceSchema.item(UInt64($0)) }
-    var contents = StoreContents(objects: snapshots, nextObjectNumber: 9)
+    var contents = StoreContents(packed: PackedObjects(snapshots), nextObjectNumber: 9)
     #expect(contents.objects == snapshots)
-    #expect(contents.packed.positionCount == 3)
+    // A change turns packed contents into snapshots once, so appending one object at a
+    // time does not repack every object each time.
     contents.objects.removeFirst()
-    #expect(contents.objects == Array(snapshots.dropFirst()))
-    #expect(contents.packed.liveCount == 2)
+    guard case .snapshots(let changed) = contents.storage else {
+      Issue.record("changed contents are still packed")
+      return
+    }
+    #expect(changed == Array(snapshots.dropFirst()))
+    contents.objects.append(snapshots[0])
+    #expect(contents.objects == Array(snapshots.dropFirst()) + [snapshots[0]])
     #expect(contents.nextObjectNumber == 9)
+    #expect(contents.takePacked().snapshots == Array(snapshots.dropFirst()) + [snapshots[0]])
+    #expect(contents.objects.isEmpty)
   }
 }

@@ -46,7 +46,8 @@ struct ObjectShapes {
     lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
     nextObjectNumber = contents.nextObjectNumber
     entities.reserve(upTo: contents.nextObjectNumber)
-    let objects = contents.packed
+    var contents = contents
+    let objects = contents.takePacked()
     for position in 0..<objects.positionCount where objects.isLive(position) {
       let id = objects.ids[position]
       let entity = Int(objects.entities[position])
