@@ -135,12 +135,15 @@ extension ObjectContext {
 
   func makeChangeset() -> Changeset {
     var changeset = Changeset(nextObjectNumber: coordinator.reservedUpTo)
-    for object in sortedByID(inserted.objects) {
-      changeset.inserted.append(
-        ObjectSnapshot(
-          id: object.storedObjectID!, entity: table(for: object.model).entityIndex,
-          values: (0..<object.slotCount).map { persistentValue(object.slots[$0]) }))
+    let newObjects = sortedByID(inserted.objects)
+    var packed = PackedObjects()
+    packed.reserveCapacity(
+      objects: newObjects.count, values: newObjects.reduce(0) { $0 + $1.slotCount })
+    for object in newObjects {
+      packed.beginObject(id: object.storedObjectID!, entity: table(for: object.model).entityIndex)
+      for index in 0..<object.slotCount { packed.appendValue(persistentValue(object.slots[index])) }
     }
+    changeset.insertedObjects = ObjectList(packed: packed)
     for object in sortedByID(updated.objects) where object.lifecycle == .persisted {
       guard let changes = object.changes else { continue }
       var propertyChanges: [PropertyChange] = []

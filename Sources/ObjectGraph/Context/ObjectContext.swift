@@ -257,7 +257,7 @@ public final class ObjectContext {
   /// relationships are linked once every object exists, then it is indexed.
   private func materialize(_ contents: consuming StoreContents) throws {
     // Taken out, not copied: the values are moved out of a buffer no one else holds.
-    var objects = contents.takePacked()
+    var objects = contents.list.takePacked()
     let nextObjectNumber = contents.nextObjectNumber
     let state = ModelBuildState.current
     var loaded: [ManagedObject] = []

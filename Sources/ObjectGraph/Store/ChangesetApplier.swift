@@ -21,7 +21,7 @@ public struct ChangesetApplier: Sendable {
   /// - Complexity: O(*k*) in the size of the changeset, plus the cost of each list edit.
   public func apply(_ changeset: Changeset, to objects: inout some SnapshotStorage) throws {
     var changed: [ObjectID: ObjectSnapshot] = [:]
-    changed.reserveCapacity(changeset.inserted.count + changeset.updated.count)
+    changed.reserveCapacity(changeset.insertedObjects.count + changeset.updated.count)
     for snapshot in changeset.inserted {
       try check(snapshot)
       guard objects[snapshot.id] == nil, changed[snapshot.id] == nil else {
@@ -50,17 +50,21 @@ public struct ChangesetApplier: Sendable {
 
   /// Checks an inserted object's entity and number of values.
   func check(_ snapshot: ObjectSnapshot) throws {
-    guard schema.entities.indices.contains(snapshot.entity) else {
+    try check(snapshot.id, entity: snapshot.entity, valueCount: snapshot.values.count)
+  }
+
+  /// Checks that an inserted object's entity exists and that it has a value per property.
+  func check(_ id: ObjectID, entity entityIndex: Int, valueCount: Int) throws {
+    guard schema.entities.indices.contains(entityIndex) else {
       throw ObjectGraphError(
-        .corruptStore, "object \(snapshot.id) has unknown entity \(snapshot.entity)",
-        objectID: snapshot.id)
+        .corruptStore, "object \(id) has unknown entity \(entityIndex)", objectID: id)
     }
-    let entity = schema.entities[snapshot.entity]
-    guard snapshot.values.count == entity.properties.count else {
+    let entity = schema.entities[entityIndex]
+    guard valueCount == entity.properties.count else {
       throw ObjectGraphError(
         .corruptStore,
-        "object \(snapshot.id) of \(entity.name) has \(snapshot.values.count) values, "
-          + "expected \(entity.properties.count)", entity: entity.name, objectID: snapshot.id)
+        "object \(id) of \(entity.name) has \(valueCount) values, "
+          + "expected \(entity.properties.count)", entity: entity.name, objectID: id)
     }
   }
 

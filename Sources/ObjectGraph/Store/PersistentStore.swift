@@ -53,18 +53,13 @@ public protocol PersistentStore: AnyObject, Sendable {
 
 /// What a store holds: every object and the next unused object number.
 ///
-/// The binary store hands its objects over *packed*, their values in one buffer
-/// (``PackedObjects``), which is how a context loads them fastest; ``objects`` presents them
-/// as snapshots. Reading ``objects`` of packed contents makes the snapshots each time;
-/// changing it (`contents.objects.append(…)`) turns the contents into snapshots once, so
-/// building contents object by object stays linear.
+/// The binary store hands its objects over packed, their values in one buffer, which is how
+/// a context loads them fastest; ``objects`` presents them as snapshots (made on each read;
+/// a change turns the contents into snapshots once, so building contents object by object
+/// stays linear).
 public struct StoreContents: Sendable {
-  enum Storage {
-    case snapshots([ObjectSnapshot])
-    case packed(PackedObjects)
-  }
-
-  var storage: Storage
+  /// The stored objects, as snapshots or packed.
+  var list: ObjectList
   /// The smallest object number never handed out by this store's contexts.
   public var nextObjectNumber: UInt64
 
@@ -73,43 +68,18 @@ public struct StoreContents: Sendable {
   /// - Complexity: O(1) for contents made from snapshots; O(*n*) in the number of values
   ///   for a store's packed contents, on every read.
   public var objects: [ObjectSnapshot] {
-    get {
-      switch storage {
-      case .snapshots(let snapshots): snapshots
-      case .packed(let packed): packed.snapshots
-      }
-    }
-    _modify {
-      var objects: [ObjectSnapshot]
-      switch storage {
-      case .snapshots(let snapshots): objects = snapshots
-      case .packed(let packed): objects = packed.snapshots
-      }
-      storage = .snapshots([])  // let go, so the yielded array is unique
-      defer { storage = .snapshots(objects) }
-      yield &objects
-    }
-    set { storage = .snapshots(newValue) }
+    get { list.snapshots }
+    _modify { yield &list.snapshots }
+    set { list.snapshots = newValue }
   }
 
   /// Creates store contents.
   public init(objects: [ObjectSnapshot], nextObjectNumber: UInt64) {
-    storage = .snapshots(objects)
-    self.nextObjectNumber = nextObjectNumber
+    self.init(list: ObjectList(objects), nextObjectNumber: nextObjectNumber)
   }
 
-  init(packed: PackedObjects, nextObjectNumber: UInt64) {
-    storage = .packed(packed)
+  init(list: ObjectList, nextObjectNumber: UInt64) {
+    self.list = list
     self.nextObjectNumber = nextObjectNumber
-  }
-
-  /// The objects, packed; taken out of the contents, which are left empty.
-  mutating func takePacked() -> PackedObjects {
-    let storage = self.storage
-    self.storage = .snapshots([])
-    switch storage {
-    case .snapshots(let snapshots): return PackedObjects(snapshots)
-    case .packed(let packed): return packed
-    }
   }
 }

@@ -39,7 +39,7 @@ import Testing
     #expect(graph.sortedObjects == expected)
     #expect(graph.contents.objects.sorted { $0.id < $1.id } == expected)
     var contents = graph.contents
-    #expect(contents.takePacked().liveCount == expected.count)
+    #expect(contents.list.takePacked().liveCount == expected.count)
     for snapshot in expected {
       #expect(graph.entity(of: snapshot.id) == snapshot.entity)
       #expect(graph.value(of: snapshot.id, ConformanceSchema.title) == snapshot.values[6])
@@ -65,45 +65,5 @@ import Testing
       ], deleted: [id(2)], nextObjectNumber: 10)
     #expect(throws: ObjectGraphError.self) { try graph.apply(failing, with: applier) }
     #expect(graph.sortedObjects == before)
-  }
-
-  @Test func packedObjectsKeepTheirOrderAndPositionsThroughRemovals() {
-    let snapshots = (1...5).map { ConformanceSchema.item(UInt64($0)) }
-    var packed = PackedObjects(snapshots)
-    #expect(packed.positionCount == 5)
-    #expect(packed.snapshots == snapshots)
-
-    packed.remove(at: 1)
-    packed.remove(at: 3)
-    packed.remove(at: 3)  // removing twice changes nothing
-    var renamed = snapshots[2]
-    renamed.values[6] = .string("renamed")
-    packed.replaceValues(at: 2, with: renamed.values)
-
-    #expect(packed.positionCount == 5)
-    #expect(packed.liveCount == 3)
-    #expect(!packed.isLive(1) && !packed.isLive(3) && packed.isLive(4))
-    #expect(packed.snapshots == [snapshots[0], renamed, snapshots[4]])
-    #expect(packed.values[packed.valueRange(1)].allSatisfy { $0 == .null })
-    #expect(packed.snapshot(at: 4) == snapshots[4])
-  }
-
-  @Test func storeContentsShowPackedObjectsAsSnapshotsAndTurnIntoSnapshotsWhenChanged() {
-    let snapshots = (1...3).map { ConformanceSchema.item(UInt64($0)) }
-    var contents = StoreContents(packed: PackedObjects(snapshots), nextObjectNumber: 9)
-    #expect(contents.objects == snapshots)
-    // A change turns packed contents into snapshots once, so appending one object at a
-    // time does not repack every object each time.
-    contents.objects.removeFirst()
-    guard case .snapshots(let changed) = contents.storage else {
-      Issue.record("changed contents are still packed")
-      return
-    }
-    #expect(changed == Array(snapshots.dropFirst()))
-    contents.objects.append(snapshots[0])
-    #expect(contents.objects == Array(snapshots.dropFirst()) + [snapshots[0]])
-    #expect(contents.nextObjectNumber == 9)
-    #expect(contents.takePacked().snapshots == Array(snapshots.dropFirst()) + [snapshots[0]])
-    #expect(contents.objects.isEmpty)
   }
 }

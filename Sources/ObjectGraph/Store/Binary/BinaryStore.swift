@@ -140,7 +140,7 @@ public final class BinaryStore: PersistentStore {
         let record =
           isWholeGraph
           ? try RecordWriter.encodeSnapshot(
-            changeset.inserted, nextObjectNumber: state.shapes.nextObjectNumber)
+            changeset.insertedObjects, nextObjectNumber: state.shapes.nextObjectNumber)
           : try RecordWriter.encode(changeset)
         if state.directoryNeedsSync {
           try StoreFile.synchronizeDirectory(of: url, probe: probe)

@@ -47,7 +47,7 @@ struct ObjectShapes {
     nextObjectNumber = contents.nextObjectNumber
     entities.reserve(upTo: contents.nextObjectNumber)
     var contents = contents
-    let objects = contents.takePacked()
+    let objects = contents.list.takePacked()
     for position in 0..<objects.positionCount where objects.isLive(position) {
       let id = objects.ids[position]
       let entity = Int(objects.entities[position])
@@ -95,7 +95,7 @@ struct ObjectShapes {
   /// - Complexity: O(*k*) in the size of the changeset.
   mutating func apply(_ changeset: Changeset) throws -> Undo {
     var undo = Undo(nextObjectNumber: nextObjectNumber)
-    undo.entities.reserveCapacity(changeset.inserted.count + changeset.deleted.count)
+    undo.entities.reserveCapacity(changeset.insertedObjects.count + changeset.deleted.count)
     do {
       try applyChanges(of: changeset, recordingIn: &undo)
     } catch {
@@ -109,15 +109,15 @@ struct ObjectShapes {
   private mutating func applyChanges(of changeset: Changeset, recordingIn undo: inout Undo)
     throws
   {
-    for object in changeset.inserted {
-      try ChangesetApplier(schema: schema).check(object)
-      guard entities[object.id] == nil else {
-        throw ObjectGraphError(
-          .corruptStore, "object \(object.id) is inserted twice", objectID: object.id)
+    let applier = ChangesetApplier(schema: schema)
+    try changeset.insertedObjects.forEach { id, entity, values in
+      try applier.check(id, entity: entity, valueCount: values.count)
+      guard entities[id] == nil else {
+        throw ObjectGraphError(.corruptStore, "object \(id) is inserted twice", objectID: id)
       }
-      setEntity(Int32(object.entity), of: object.id, &undo)
-      for property in listProperties[object.entity] {
-        setLength(Self.listCount(object.values[property]), of: property, object.id, &undo)
+      setEntity(Int32(entity), of: id, &undo)
+      for property in listProperties[entity] {
+        setLength(Self.listCount(values[property]), of: property, id, &undo)
       }
     }
     for update in changeset.updated {

@@ -38,9 +38,10 @@ struct RecordWriter {
   ///   the record would exceed the format's 4 GiB record limit.
   /// - Complexity: O(*k*) in the size of the changeset.
   static func encode(_ changeset: Changeset) throws -> Record {
-    var record = RecordWriter(kind: .changeset, capacity: 64 + changeset.inserted.count * 48)
+    var record = RecordWriter(
+      kind: .changeset, capacity: 64 + changeset.insertedObjects.count * 48)
     record.writer.writeVarint(changeset.nextObjectNumber)
-    record.writeObjects(changeset.inserted)
+    record.writeObjects(changeset.insertedObjects)
     record.writer.writeVarint(UInt64(changeset.updated.count))
     var previousID: UInt64 = 0
     for update in changeset.updated {
@@ -70,6 +71,11 @@ struct RecordWriter {
   static func encodeSnapshot(_ objects: [ObjectSnapshot], nextObjectNumber: UInt64) throws
     -> Record
   {
+    try encodeSnapshot(ObjectList(objects), nextObjectNumber: nextObjectNumber)
+  }
+
+  /// The framed record of a whole graph, from a list of objects (packed or not).
+  static func encodeSnapshot(_ objects: ObjectList, nextObjectNumber: UInt64) throws -> Record {
     var record = RecordWriter(kind: .snapshot, capacity: 64 + objects.count * 48)
     record.writer.writeVarint(nextObjectNumber)
     record.writeObjects(objects)
@@ -89,17 +95,17 @@ struct RecordWriter {
     return Record(bytes: writer.bytes, objectBytes: objectBytes, objectCount: objectCount)
   }
 
-  private mutating func writeObjects(_ objects: [ObjectSnapshot]) {
+  private mutating func writeObjects(_ objects: ObjectList) {
     writer.writeVarint(UInt64(objects.count))
     var previousID: UInt64 = 0
-    for object in objects {
+    objects.forEach { id, entity, values in
       let start = writer.count
-      writer.writeDelta(object.id.rawValue, from: previousID)
-      previousID = object.id.rawValue
-      writer.writeInt(object.entity)
-      writer.writeVarint(UInt64(object.values.count))
-      for (property, value) in object.values.enumerated() {
-        writeValue(value, property: property, owner: object.id)
+      writer.writeDelta(id.rawValue, from: previousID)
+      previousID = id.rawValue
+      writer.writeInt(entity)
+      writer.writeVarint(UInt64(values.count))
+      for (property, value) in values.enumerated() {
+        writeValue(value, property: property, owner: id)
       }
       objectBytes += writer.count - start
     }

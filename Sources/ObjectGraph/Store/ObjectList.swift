@@ -1,0 +1,104 @@
+/// Objects with all their values, kept either as snapshots or packed: what a changeset
+/// inserts and what a store's contents hold.
+///
+/// The framework makes and reads them packed (``PackedObjects``: one buffer of values, no
+/// array per object), which is what saving and loading 100,000 objects can afford; the
+/// public API (``Changeset/inserted``, ``StoreContents/objects``) shows snapshots. Reading
+/// ``snapshots`` of a packed list makes them each time; changing it turns the list into
+/// snapshots once, so building a list object by object stays linear.
+struct ObjectList: Sendable {
+  enum Storage {
+    case snapshots([ObjectSnapshot])
+    case packed(PackedObjects)
+  }
+
+  private(set) var storage: Storage
+
+  init(_ snapshots: [ObjectSnapshot] = []) {
+    storage = .snapshots(snapshots)
+  }
+
+  init(packed: PackedObjects) {
+    storage = .packed(packed)
+  }
+
+  /// The objects as snapshots, in order.
+  ///
+  /// - Complexity: O(1) for snapshots; O(*n*) in the number of values for a packed list,
+  ///   on every read.
+  var snapshots: [ObjectSnapshot] {
+    get {
+      switch storage {
+      case .snapshots(let snapshots): snapshots
+      case .packed(let packed): packed.snapshots
+      }
+    }
+    _modify {
+      var snapshots = takeSnapshots()
+      defer { storage = .snapshots(snapshots) }
+      yield &snapshots
+    }
+    set { storage = .snapshots(newValue) }
+  }
+
+  /// The number of objects.
+  var count: Int {
+    switch storage {
+    case .snapshots(let snapshots): snapshots.count
+    case .packed(let packed): packed.liveCount
+    }
+  }
+
+  var isEmpty: Bool { count == 0 }
+
+  /// Calls `body` with each object's id, entity and values, in order, making no snapshot.
+  func forEach(
+    _ body: (ObjectID, Int, UnsafeBufferPointer<PersistentValue>) throws -> Void
+  ) rethrows {
+    switch storage {
+    case .snapshots(let snapshots):
+      for snapshot in snapshots {
+        try snapshot.values.withUnsafeBufferPointer { try body(snapshot.id, snapshot.entity, $0) }
+      }
+    case .packed(let packed):
+      try packed.values.withUnsafeBufferPointer { values in
+        for position in 0..<packed.positionCount where packed.isLive(position) {
+          try body(
+            packed.ids[position], Int(packed.entities[position]),
+            UnsafeBufferPointer(rebasing: values[packed.valueRange(position)]))
+        }
+      }
+    }
+  }
+
+  /// The objects, packed; taken out of the list, which is left empty.
+  mutating func takePacked() -> PackedObjects {
+    let storage = self.storage
+    self.storage = .snapshots([])
+    switch storage {
+    case .snapshots(let snapshots): return PackedObjects(snapshots)
+    case .packed(let packed): return packed
+    }
+  }
+
+  /// The objects as snapshots; taken out of the list, which is left empty.
+  private mutating func takeSnapshots() -> [ObjectSnapshot] {
+    let storage = self.storage
+    self.storage = .snapshots([])  // let go, so the snapshots are unique
+    switch storage {
+    case .snapshots(let snapshots): return snapshots
+    case .packed(let packed): return packed.snapshots
+    }
+  }
+}
+
+extension ObjectList: Hashable {
+  /// Lists are equal when their snapshots are, however they are kept.
+  static func == (lhs: ObjectList, rhs: ObjectList) -> Bool {
+    lhs.snapshots == rhs.snapshots
+  }
+
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(snapshots)
+  }
+}

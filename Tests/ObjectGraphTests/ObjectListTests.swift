@@ -1,0 +1,95 @@
+import Foundation
+import ObjectGraphTesting
+import Testing
+
+@testable import ObjectGraph
+
+/// Inserted objects and loaded contents travel packed (one buffer of values) inside the
+/// framework and show as snapshots in the public API: both views must always agree.
+@Suite struct ObjectListTests {
+  @Test func packedObjectsKeepTheirOrderAndPositionsThroughRemovals() {
+    let snapshots = (1...5).map { ConformanceSchema.item(UInt64($0)) }
+    var packed = PackedObjects(snapshots)
+    #expect(packed.positionCount == 5)
+    #expect(packed.snapshots == snapshots)
+
+    packed.remove(at: 1)
+    packed.remove(at: 3)
+    packed.remove(at: 3)  // removing twice changes nothing
+    var renamed = snapshots[2]
+    renamed.values[6] = .string("renamed")
+    packed.replaceValues(at: 2, with: renamed.values)
+
+    #expect(packed.positionCount == 5)
+    #expect(packed.liveCount == 3)
+    #expect(!packed.isLive(1) && !packed.isLive(3) && packed.isLive(4))
+    #expect(packed.snapshots == [snapshots[0], renamed, snapshots[4]])
+    #expect(packed.values[packed.valueRange(1)].allSatisfy { $0 == .null })
+    #expect(packed.snapshot(at: 4) == snapshots[4])
+  }
+
+  @Test func storeContentsShowPackedObjectsAsSnapshotsAndTurnIntoSnapshotsWhenChanged() {
+    let snapshots = (1...3).map { ConformanceSchema.item(UInt64($0)) }
+    var contents = StoreContents(
+      list: ObjectList(packed: PackedObjects(snapshots)), nextObjectNumber: 9)
+    #expect(contents.objects == snapshots)
+    // A change turns packed contents into snapshots once, so appending one object at a
+    // time does not repack every object each time.
+    contents.objects.removeFirst()
+    guard case .snapshots(let changed) = contents.list.storage else {
+      Issue.record("changed contents are still packed")
+      return
+    }
+    #expect(changed == Array(snapshots.dropFirst()))
+    contents.objects.append(snapshots[0])
+    #expect(contents.objects == Array(snapshots.dropFirst()) + [snapshots[0]])
+    #expect(contents.nextObjectNumber == 9)
+    #expect(contents.list.takePacked().snapshots == Array(snapshots.dropFirst()) + [snapshots[0]])
+    #expect(contents.objects.isEmpty)
+  }
+
+  @Test func aPackedChangesetEqualsAndHashesLikeTheSameSnapshots() {
+    let snapshots = (1...4).map { ConformanceSchema.item(UInt64($0)) }
+    let deleted = [ObjectID(rawValue: 9)]
+    let plain = Changeset(inserted: snapshots, deleted: deleted, nextObjectNumber: 20)
+    var packed = Changeset(nextObjectNumber: 20)
+    packed.insertedObjects = ObjectList(packed: PackedObjects(snapshots))
+    packed.deleted = deleted
+    #expect(packed == plain)
+    #expect(packed.hashValue == plain.hashValue)
+    #expect(packed.inserted == snapshots)
+    #expect(packed.insertedObjects.count == 4)
+    #expect(!packed.isEmpty)
+
+    var visited: [ObjectSnapshot] = []
+    packed.insertedObjects.forEach { id, entity, values in
+      visited.append(ObjectSnapshot(id: id, entity: entity, values: Array(values)))
+    }
+    #expect(visited == snapshots)
+
+    packed.inserted.removeLast()
+    #expect(packed != plain)
+    #expect(packed.inserted == Array(snapshots.dropLast()))
+  }
+
+  @Test func aContextSavesItsInsertsPackedAndObserversSeeThemAsSnapshots() throws {
+    let stack = try Stack(.binary)
+    let context = stack.context
+    var saved: [Changeset] = []
+    let token = context.observeSaves { event in
+      if case .didSave(let changeset) = event { saved.append(changeset) }
+    }
+    defer { token.cancel() }
+    let box = Box(title: "one")
+    context.insert(box)
+    try context.save()
+    #expect(saved.count == 1)
+    guard case .packed = saved.first?.insertedObjects.storage else {
+      Issue.record("the context's changeset is not packed")
+      return
+    }
+    #expect(saved.first?.inserted.map(\.id) == [box.objectID!])
+    let reopened = try stack.reopened()
+    #expect(try reopened.store.load().objects == saved.first?.inserted)
+  }
+}
