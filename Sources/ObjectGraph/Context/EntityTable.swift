@@ -27,20 +27,17 @@ final class EntityTable {
     toOneIndexes = Array(repeating: nil, count: count)
     inverseLists = Array(repeating: nil, count: count)
     var indexed: [Int] = []
-    for property in model.properties {
+    for property in model.properties where model.isIndexed[property.index] {
       switch property.kind {
-      case .attribute(let attribute) where attribute.isIndexed:
+      case .attribute:
         attributeIndexes[property.index] = ValueIndex()
-        indexed.append(property.index)
-      case .relationship(let relationship) where !relationship.isToMany:
+      case .relationship(let relationship):
         toOneIndexes[property.index] = ValueIndex()
-        indexed.append(property.index)
         if let inverse = relationship.inverse, relationship.inverseModel?.isToMany == true {
           inverseLists[property.index] = inverse
         }
-      default:
-        break
       }
+      indexed.append(property.index)
     }
     indexedProperties = indexed
   }

@@ -223,8 +223,7 @@ public final class ObjectContext {
     _ object: ManagedObject, property: Int, from old: Slot, edit: ListEditRecord?
   ) {
     if object.lifecycle == .inserted || object.lifecycle == .persisted {
-      noteWillTouch(object)
-      pending.noteUpdate(object, property: property)
+      noteChange(of: object, property: property)
     }
     switch object.lifecycle {
     case .persisted, .deleted:
@@ -242,6 +241,12 @@ public final class ObjectContext {
     case .inserted, .detached:
       break
     }
+  }
+
+  /// Notes for the next delivery that a property of an inserted or saved object changes.
+  func noteChange(of object: ManagedObject, property: Int) {
+    noteWillTouch(object)
+    pending.noteUpdate(object, property: property)
   }
 
   /// Called after a registered object's property changed: keeps the indexes current.

@@ -34,8 +34,19 @@ open class ManagedObject: Observable, Hashable {
   final let model: EntityModel
   /// Whether this is the instance that describes the class (see ``ModelRegistry``).
   final let isPrototype: Bool
-  /// The context that tracks this object; it clears this reference before it goes away.
-  @exclusivity(unchecked) final unowned(unsafe) var trackingContext: ObjectContext?
+  /// The context that tracks this object, unretained; it clears this reference before it
+  /// goes away. Kept `Unmanaged` so asking whether there is one costs no retain.
+  @exclusivity(unchecked) final var trackingReference: Unmanaged<ObjectContext>?
+
+  /// The context that tracks this object.
+  final var trackingContext: ObjectContext? {
+    get { trackingReference?.takeUnretainedValue() }
+    set { trackingReference = newValue.map { Unmanaged.passUnretained($0) } }
+  }
+
+  /// Whether a context tracks the object or anyone observes it: writes must then be told.
+  @inline(__always)
+  final var isTrackedOrObserved: Bool { trackingReference != nil || observation != nil }
   @exclusivity(unchecked) final var storedObjectID: ObjectID?
   /// What changed since the last save, for a saved object; nil when unchanged.
   @exclusivity(unchecked) final var changes: ObjectChanges?
@@ -176,9 +187,25 @@ open class ManagedObject: Observable, Hashable {
   ///
   /// Every write of a slot after initialization goes through here; relationship bookkeeping
   /// composes these writes. `edit` describes an ordered to-many change by index, when known.
+  @inline(__always)
   final func writeSlot(_ index: Int, _ newValue: Slot, edit: ListEditRecord? = nil) {
     // An object in no context that nobody has read: nothing to track or tell.
-    guard trackingContext != nil || observation != nil else {
+    guard isTrackedOrObserved else {
+      slots[index] = newValue
+      return
+    }
+    writeTrackedSlot(index, newValue, edit: edit)
+  }
+
+  /// ``writeSlot(_:_:edit:)`` for an object a context tracks or someone observes.
+  @inline(never)
+  private final func writeTrackedSlot(_ index: Int, _ newValue: Slot, edit: ListEditRecord?) {
+    if lifecycle == .inserted, observation == nil, !model.isIndexed[index],
+      let context = trackingContext
+    {
+      // A new object's unindexed property: no committed value to keep, no index to move,
+      // no one observing it; only the next delivery must hear of the change.
+      context.noteChange(of: self, property: index)
       slots[index] = newValue
       return
     }
@@ -203,8 +230,12 @@ open class ManagedObject: Observable, Hashable {
 
   @usableFromInline
   final func setAttribute(_ index: Int, to value: PersistentValue) {
+    guard isTrackedOrObserved else {
+      slots[index] = .value(value)  // untracked: an equal value needs no care
+      return
+    }
     if case .value(let old) = slots[index], old == value { return }
-    writeSlot(index, .value(value))
+    writeTrackedSlot(index, .value(value), edit: nil)
   }
 }
 

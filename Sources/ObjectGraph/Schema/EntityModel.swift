@@ -19,6 +19,9 @@ final class EntityModel: @unchecked Sendable {
   /// The properties a save validates: unique attributes and to-many relationships with
   /// count bounds.
   private(set) var validatedIndices: [Int] = []
+  /// Per property: whether a context indexes it (indexed or unique attributes, to-one
+  /// relationships; see ``EntityTable``).
+  private(set) var isIndexed: [Bool] = []
   /// The number of persistent properties.
   let propertyCount: Int
   /// Whether objects of this class share registrars (see ``ObservationBox``).
@@ -103,6 +106,12 @@ final class EntityModel: @unchecked Sendable {
           && (relationship.minimumCount != nil || relationship.maximumCount != nil)
       }
     }.map(\.index)
+    isIndexed = properties.map { property in
+      switch property.kind {
+      case .attribute(let attribute): attribute.isIndexed
+      case .relationship(let relationship): !relationship.isToMany
+      }
+    }
     emptyRelationshipSlots = properties.map { property in
       guard case .relationship(let relationship) = property.kind else { return nil }
       return relationship.isToMany ? .toMany([]) : .toOne(nil)
