@@ -88,18 +88,39 @@ import Testing
     let child = Box(title: "Child", parent: root)
     let table = try stack.context.table(for: Box.self)
     let id = child.id
+    // A lone equality the index answers is exact: the predicate is not evaluated again.
     let byID = stack.context.indexedCandidates(for: #Predicate<Box> { $0.id == id }, in: table)
-    #expect(byID == [child])
+    #expect(byID?.objects == [child] && byID?.areExact == true)
     let roots = stack.context.indexedCandidates(
       for: #Predicate<Box> { $0.parent == nil }, in: table)
-    #expect(roots == [root])
+    #expect(roots?.objects == [root] && roots?.areExact == true)
     let rootID = root.id
     let children = stack.context.indexedCandidates(
       for: #Predicate<Box> { $0.parent?.id == rootID && $0.title != "" }, in: table)
-    #expect(children == [child])
+    #expect(children?.objects == [child] && children?.areExact == false)
+    let both = stack.context.indexedCandidates(
+      for: #Predicate<Box> { $0.id == id && $0.parent == nil }, in: table)
+    #expect(both?.objects == [child] && both?.areExact == false)
+    let childAsRoot = #Predicate<Box> { $0.id == id && $0.parent == nil }
+    #expect(try stack.context.fetch(FetchDescriptor(predicate: childAsRoot)).isEmpty)
     #expect(
       stack.context.indexedCandidates(for: #Predicate<Box> { $0.title == "Root" }, in: table) == nil
     )
+  }
+
+  /// A `Codable` attribute is indexed by its encoded bytes, but its `==` may call values
+  /// equal that encode differently: a fetch by equality on it scans and evaluates.
+  @Test func equalityOnAnIndexedCodableAttributeFollowsItsEquality() throws {
+    let container = try ObjectContainer(for: Marker.self, store: InMemoryStore())
+    let context = try ObjectContext(container)
+    let marker = Marker()
+    marker.spot = Spot(x: 1, label: "stored")
+    context.insert(marker)
+    let sought = Spot(x: 1, label: "another label, equal by x")
+    let table = try context.table(for: Marker.self)
+    let bySpot = #Predicate<Marker> { $0.spot == sought }
+    #expect(context.indexedCandidates(for: bySpot, in: table) == nil)
+    #expect(try context.fetch(FetchDescriptor(predicate: bySpot)) == [marker])
   }
 
   @Test(arguments: [1, 2, 3])
@@ -185,4 +206,18 @@ import Testing
     }
     return result
   }
+}
+
+/// A place compared by `x` alone: equal values may encode differently.
+struct Spot: Codable, Hashable, Sendable {
+  var x: Int
+  var label: String
+
+  static func == (lhs: Spot, rhs: Spot) -> Bool { lhs.x == rhs.x }
+  func hash(into hasher: inout Hasher) { hasher.combine(x) }
+}
+
+/// A model with an indexed `Codable` attribute.
+final class Marker: ManagedObject {
+  @Attribute(.indexed) var spot = Spot(x: 0, label: "")
 }

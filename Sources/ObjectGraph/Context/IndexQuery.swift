@@ -16,6 +16,9 @@ struct IndexTerm {
 protocol IndexTermExpression {
   /// Equalities all of which must hold for the expression to be true.
   var indexTerms: [IndexTerm] { get }
+  /// Whether the expression is one equality and nothing else: its index term then holds
+  /// exactly when the expression does.
+  var isSingleEquality: Bool { get }
 }
 
 /// One side of an equality.
@@ -56,6 +59,8 @@ extension PredicateExpressions.NilLiteral: OperandExpression {
 }
 
 extension PredicateExpressions.Equal: IndexTermExpression {
+  var isSingleEquality: Bool { true }
+
   var indexTerms: [IndexTerm] {
     guard let left = (lhs as? any OperandExpression)?.operand,
       let right = (rhs as? any OperandExpression)?.operand
@@ -70,6 +75,8 @@ extension PredicateExpressions.Equal: IndexTermExpression {
 }
 
 extension PredicateExpressions.Conjunction: IndexTermExpression {
+  var isSingleEquality: Bool { false }
+
   var indexTerms: [IndexTerm] {
     ((lhs as? any IndexTermExpression)?.indexTerms ?? [])
       + ((rhs as? any IndexTermExpression)?.indexTerms ?? [])

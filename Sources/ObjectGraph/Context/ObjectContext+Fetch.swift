@@ -43,7 +43,10 @@ extension ObjectContext {
   private func matches<T: ManagedObject>(of predicate: Predicate<T>?, in table: EntityTable)
     throws -> [ManagedObject]
   {
-    let candidates = indexedCandidates(for: predicate, in: table) ?? table.objects
+    let indexed = indexedCandidates(for: predicate, in: table)
+    // An index that answers the whole predicate leaves nothing to evaluate.
+    if let indexed, indexed.areExact { return sortedByID(indexed.objects) }
+    let candidates = indexed?.objects ?? table.objects
     guard let predicate else { return sortedByID(candidates) }
     var results: [ManagedObject] = []
     results.reserveCapacity(candidates.count)
@@ -61,32 +64,46 @@ extension ObjectContext {
   }
 
   /// The smallest index bucket that a predicate's equalities select, or nil when no index
-  /// applies. The predicate is still evaluated on each candidate.
+  /// applies; exact when the bucket holds precisely the objects that satisfy the predicate
+  /// (a lone equality that the index compares as the predicate would), so the predicate
+  /// need not be evaluated on each candidate.
   func indexedCandidates<T: ManagedObject>(for predicate: Predicate<T>?, in table: EntityTable)
-    -> [ManagedObject]?
+    -> (objects: [ManagedObject], areExact: Bool)?
   {
     guard let expression = predicate?.expression as? any IndexTermExpression else { return nil }
-    var best: [ManagedObject]?
-    for term in expression.indexTerms {
+    let terms = expression.indexTerms
+    var best: (objects: [ManagedObject], areExact: Bool)?
+    for term in terms {
       guard let bucket = candidates(for: term, in: table) else { continue }
-      if best == nil || bucket.count < best!.count { best = bucket }
+      if best == nil || bucket.objects.count < best!.objects.count { best = bucket }
     }
+    guard var best else { return nil }
+    best.areExact = best.areExact && terms.count == 1 && expression.isSingleEquality
     return best
   }
 
-  /// The objects of `table` that can satisfy one equality, from an index; nil when no index
-  /// answers it.
-  private func candidates(for term: IndexTerm, in table: EntityTable) -> [ManagedObject]? {
+  /// The objects of `table` that can satisfy one equality, from an index, and whether they
+  /// are exactly those that do; nil when no index answers it.
+  private func candidates(for term: IndexTerm, in table: EntityTable)
+    -> (objects: [ManagedObject], areExact: Bool)?
+  {
     guard let property = table.model.propertyIndex(for: term.path[0]) else { return nil }
     let value = Self.flatten(term.value)
     if term.path.count == 1 {
       if let index = table.attributeIndexes[property] {
+        // Stored values compare as the attribute's type does, except encoded `Codable`s: two
+        // values its `==` calls equal may encode differently, so those are scanned.
+        guard case .attribute(let attribute) = table.model.properties[property].kind,
+          attribute.description.type != .codable
+        else { return nil }
         let key = value.map { AttributeCodec.encode($0) } ?? .null
-        return index.objects(for: key)
+        return (index.objects(for: key), true)
       }
-      if value == nil { return table.objects(relatedTo: nil, through: property) }
+      if value == nil {
+        return table.objects(relatedTo: nil, through: property).map { ($0, true) }
+      }
       guard let target = value as? ManagedObject else { return nil }
-      return table.objects(relatedTo: target, through: property)
+      return table.objects(relatedTo: target, through: property).map { ($0, true) }
     }
     // `$0.relationship?.property == value`: find the related objects first.
     guard term.path.count == 2, let value, table.toOneIndexes[property] != nil,
@@ -103,7 +120,7 @@ extension ObjectContext {
       else { return nil }
       targets = innerIndex.objects(for: AttributeCodec.encode(value))
     }
-    return targets.flatMap { table.objects(relatedTo: $0, through: property) ?? [] }
+    return (targets.flatMap { table.objects(relatedTo: $0, through: property) ?? [] }, false)
   }
 
   /// A compared value with every level of `Optional` removed; nil for nil.
