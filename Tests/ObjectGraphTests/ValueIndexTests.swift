@@ -38,6 +38,33 @@ import Testing
     }
   }
 
+  /// Thousands of keys: the table is rebuilt as it grows, and removals move the last entry
+  /// into the hole, whose slot must follow it.
+  @Test func manyKeysGrowAndShrinkLikeADictionary() {
+    var random = SplitMix64(seed: 11)
+    let objects = (0..<8).map { _ in Box() }
+    var index = ValueIndex<PersistentValue>()
+    var reference: [Int64: Set<ObjectIdentifier>] = [:]
+    for step in 0..<20_000 {
+      let object = objects[Int.random(in: 0..<objects.count, using: &random)]
+      // Mostly adds at first, mostly removes later, so the index grows then empties.
+      let key = Int64.random(in: 0..<3_000, using: &random)
+      if Int.random(in: 0..<20_000, using: &random) > step {
+        index.add(object, for: .int(key))
+        reference[key, default: []].insert(ObjectIdentifier(object))
+      } else {
+        index.remove(object, for: .int(key))
+        reference[key]?.remove(ObjectIdentifier(object))
+        if reference[key]?.isEmpty == true { reference[key] = nil }
+      }
+    }
+    #expect(index.sharedKeyCount == reference.values.filter { $0.count > 1 }.count)
+    for key in Int64(0)..<3_000 {
+      let expected = reference[key] ?? []
+      #expect(Set(index.objects(for: .int(key)).map(ObjectIdentifier.init)) == expected)
+    }
+  }
+
   @Test func persistentValuesThatAreEqualHashAlike() {
     let pairs: [(PersistentValue, PersistentValue)] = [
       (.double(0), .double(-0.0)),

@@ -6,38 +6,52 @@
 /// (the common case, and the only one for a unique attribute once saved) costs one entry,
 /// no bucket.
 ///
-/// It is its own open-addressing hash table (linear probing, at most three quarters full,
-/// backward-shift deletion) rather than a `Dictionary`, because keys hash with
-/// ``IndexKey/indexHash``: a UUID is two multiplications instead of a SipHash of 16 bytes,
-/// and every insert, load and fetch by id hashes one.
+/// It is its own hash table rather than a `Dictionary`, laid out like a compact dictionary:
+/// - the *entries* (hash, key, objects) are kept dense, in the order keys arrived (a removed
+///   entry's place is taken by the last one);
+/// - the *slots* are an open-addressing table of 8-byte words (linear probing, at most three
+///   quarters full, backward-shift deletion): the entry's position and the high half of its
+///   key's hash, so a probe reads an entry only when the hash halves match.
+///
+/// Adding a key touches one random place in memory (its slot) and appends an entry; growing
+/// rebuilds only the slots. Keys hash with ``IndexKey/indexHash``: a UUID is two
+/// multiplications instead of a SipHash of 16 bytes, and every insert, load and fetch by id
+/// hashes one.
 struct ValueIndex<Key: IndexKey> {
   private enum Bucket {
     case one(ManagedObject)
     case many([ObjectIdentifier: ManagedObject])
   }
 
-  /// Per slot: the key's hash with the low bit set, or 0 for an empty slot.
-  private var hashes: [Int] = []
-  private var keys: [Key?] = []
-  private var buckets: [Bucket?] = []
-  /// The number of keys held.
-  private var count = 0
+  private struct Entry {
+    var hash: Int
+    var key: Key
+    var bucket: Bucket
+  }
+
+  private var entries: [Entry] = []
+  /// Per slot: 0 when empty, else the entry's position + 1 in the low 32 bits and the high
+  /// 32 bits of its key's hash in the high ones.
+  private var slots: [UInt64] = []
   /// The number of keys held by more than one object: zero means every value is unique,
   /// which lets a save skip looking for clashes.
   private(set) var sharedKeyCount = 0
 
+  private static var positionMask: UInt64 { 0xFFFF_FFFF }
+
   /// Makes room for `additional` more keys without growing.
   mutating func reserveCapacity(_ additional: Int) {
-    let needed = count + additional
-    if needed * 4 > hashes.count * 3 { resize(toHold: needed) }
+    let needed = entries.count + additional
+    entries.reserveCapacity(needed)
+    if needed * 4 > slots.count * 3 { rebuildSlots(toHold: needed) }
   }
 
   /// The objects holding `key`.
   ///
   /// - Complexity: O(*m*) in the objects holding it.
   func objects(for key: Key) -> [ManagedObject] {
-    guard let slot = slot(of: key) else { return [] }
-    switch buckets[slot]! {
+    guard let position = position(of: key) else { return [] }
+    switch entries[position].bucket {
     case .one(let object): return [object]
     case .many(let objects): return Array(objects.values)
     }
@@ -47,8 +61,8 @@ struct ValueIndex<Key: IndexKey> {
   ///
   /// - Complexity: O(1).
   func count(for key: Key) -> Int {
-    guard let slot = slot(of: key) else { return 0 }
-    switch buckets[slot]! {
+    guard let position = position(of: key) else { return 0 }
+    switch entries[position].bucket {
     case .one: return 1
     case .many(let objects): return objects.count
     }
@@ -57,117 +71,150 @@ struct ValueIndex<Key: IndexKey> {
   /// - Complexity: Amortized O(1): a bucket is taken out while it changes, so it is never
   ///   copied.
   mutating func add(_ object: ManagedObject, for key: Key) {
-    if (count + 1) * 4 > hashes.count * 3 { resize(toHold: count + 1) }
-    let (slot, hash, found) = probe(key)
+    if (entries.count + 1) * 4 > slots.count * 3 { rebuildSlots(toHold: entries.count + 1) }
+    let hash = key.indexHash
+    let (slot, found) = probe(key, hash)
     guard found else {
-      hashes[slot] = hash
-      keys[slot] = key
-      buckets[slot] = .one(object)
-      count += 1
+      precondition(entries.count < Int(Self.positionMask), "ObjectGraph: index too large")
+      slots[slot] = Self.tag(of: hash) | UInt64(entries.count + 1)
+      entries.append(Entry(hash: hash, key: key, bucket: .one(object)))
       return
     }
-    switch buckets[slot].take()! {
+    let position = Self.position(in: slots[slot])
+    switch takeBucket(at: position) {
     case .one(let existing):
       if existing === object {
-        buckets[slot] = .one(existing)
+        entries[position].bucket = .one(existing)
       } else {
-        buckets[slot] = .many([
+        entries[position].bucket = .many([
           ObjectIdentifier(existing): existing, ObjectIdentifier(object): object,
         ])
         sharedKeyCount += 1
       }
     case .many(var objects):
       objects[ObjectIdentifier(object)] = object
-      buckets[slot] = .many(objects)
+      entries[position].bucket = .many(objects)
     }
   }
 
   /// - Complexity: Amortized O(1).
   mutating func remove(_ object: ManagedObject, for key: Key) {
-    guard let slot = slot(of: key) else { return }
-    switch buckets[slot].take()! {
+    guard !slots.isEmpty else { return }
+    let (slot, found) = probe(key, key.indexHash)
+    guard found else { return }
+    let position = Self.position(in: slots[slot])
+    switch takeBucket(at: position) {
     case .one(let existing):
       if existing === object {
-        removeSlot(slot)
+        removeEntry(at: position, slot: slot)
       } else {
-        buckets[slot] = .one(existing)
+        entries[position].bucket = .one(existing)
       }
     case .many(var objects):
       objects[ObjectIdentifier(object)] = nil
       if objects.count == 1, let last = objects.values.first {
-        buckets[slot] = .one(last)
+        entries[position].bucket = .one(last)
         sharedKeyCount -= 1
       } else {
-        buckets[slot] = .many(objects)
+        entries[position].bucket = .many(objects)
       }
     }
   }
 
   // MARK: Table
 
-  /// The slot holding `key`, if any.
-  private func slot(of key: Key) -> Int? {
-    guard !hashes.isEmpty else { return nil }
-    let found = probe(key)
-    return found.found ? found.slot : nil
+  /// The high half of a hash, as stored in a slot.
+  @inline(__always)
+  private static func tag(of hash: Int) -> UInt64 {
+    UInt64(UInt(bitPattern: hash)) & ~positionMask
   }
 
-  /// The slot holding `key` (found), or the empty slot where it would go. The table must
-  /// have slots.
-  private func probe(_ key: Key) -> (slot: Int, hash: Int, found: Bool) {
-    let hash = key.indexHash | 1
-    let mask = hashes.count - 1
+  /// The entry position a non-empty slot refers to.
+  @inline(__always)
+  private static func position(in slot: UInt64) -> Int {
+    Int(truncatingIfNeeded: slot & positionMask) - 1
+  }
+
+  /// The position of the entry holding `key`, if any.
+  private func position(of key: Key) -> Int? {
+    guard !slots.isEmpty else { return nil }
+    let (slot, found) = probe(key, key.indexHash)
+    return found ? Self.position(in: slots[slot]) : nil
+  }
+
+  /// The slot referring to `key`'s entry (found), or the empty slot where it would go. The
+  /// table must have slots.
+  private func probe(_ key: Key, _ hash: Int) -> (slot: Int, found: Bool) {
+    let mask = slots.count - 1
+    let tag = Self.tag(of: hash)
     var slot = hash & mask
     while true {
-      let stored = hashes[slot]
-      if stored == 0 { return (slot, hash, false) }
-      if stored == hash, keys[slot]! == key { return (slot, hash, true) }
+      let stored = slots[slot]
+      if stored == 0 { return (slot, false) }
+      if stored & ~Self.positionMask == tag {
+        let position = Self.position(in: stored)
+        if entries[position].hash == hash, entries[position].key == key { return (slot, true) }
+      }
       slot = (slot + 1) & mask
     }
   }
 
-  /// Empties a slot and shifts back the entries after it that probed past it, so every
-  /// key stays reachable from its home slot without tombstones.
-  private mutating func removeSlot(_ removed: Int) {
-    let mask = hashes.count - 1
+  /// Takes a bucket out of its entry (an empty `.many` is left), so changing it does not
+  /// copy it.
+  private mutating func takeBucket(at position: Int) -> Bucket {
+    var bucket = Bucket.many([:])
+    swap(&bucket, &entries[position].bucket)
+    return bucket
+  }
+
+  /// Removes the entry at `position`, which `slot` refers to: the slot is emptied (shifting
+  /// back the slots after it), and the last entry moves into the entry's place.
+  private mutating func removeEntry(at position: Int, slot: Int) {
+    emptySlot(slot)
+    let last = entries.count - 1
+    if position != last {
+      // The slot referring to the last entry now refers to `position`.
+      let mask = slots.count - 1
+      var lastSlot = entries[last].hash & mask
+      while Self.position(in: slots[lastSlot]) != last { lastSlot = (lastSlot + 1) & mask }
+      slots[lastSlot] = Self.tag(of: entries[last].hash) | UInt64(position + 1)
+      entries.swapAt(position, last)
+    }
+    entries.removeLast()
+  }
+
+  /// Empties a slot and shifts back the slots after it that probed past it, so every key
+  /// stays reachable from its home slot without tombstones.
+  private mutating func emptySlot(_ removed: Int) {
+    let mask = slots.count - 1
     var hole = removed
-    hashes[hole] = 0
-    keys[hole] = nil
-    buckets[hole] = nil
-    count -= 1
+    slots[hole] = 0
     var slot = (hole + 1) & mask
-    while hashes[slot] != 0 {
-      let home = hashes[slot] & mask
-      // The entry may fill the hole if its home is not in the cyclic range (hole, slot].
+    while slots[slot] != 0 {
+      let home = entries[Self.position(in: slots[slot])].hash & mask
+      // The slot may fill the hole if its home is not in the cyclic range (hole, slot].
       let distanceToSlot = (slot - home) & mask
       let distanceToHole = (hole - home) & mask
       if distanceToHole < distanceToSlot {
-        hashes[hole] = hashes[slot]
-        keys[hole] = keys[slot].take()
-        buckets[hole] = buckets[slot].take()
-        hashes[slot] = 0
+        slots[hole] = slots[slot]
+        slots[slot] = 0
         hole = slot
       }
       slot = (slot + 1) & mask
     }
   }
 
-  private mutating func resize(toHold needed: Int) {
-    var capacity = max(hashes.count, 8)
+  /// Makes a table for `needed` keys and refers every entry from it; entries do not move.
+  private mutating func rebuildSlots(toHold needed: Int) {
+    var capacity = max(slots.count, 8)
     while needed * 4 > capacity * 3 { capacity *= 2 }
-    let oldHashes = hashes
-    var oldKeys = keys
-    var oldBuckets = buckets
-    hashes = Array(repeating: 0, count: capacity)
-    keys = Array(repeating: nil, count: capacity)
-    buckets = Array(repeating: nil, count: capacity)
+    slots = Array(repeating: 0, count: capacity)
     let mask = capacity - 1
-    for index in oldHashes.indices where oldHashes[index] != 0 {
-      var slot = oldHashes[index] & mask
-      while hashes[slot] != 0 { slot = (slot + 1) & mask }
-      hashes[slot] = oldHashes[index]
-      keys[slot] = oldKeys[index].take()
-      buckets[slot] = oldBuckets[index].take()
+    for position in entries.indices {
+      let hash = entries[position].hash
+      var slot = hash & mask
+      while slots[slot] != 0 { slot = (slot + 1) & mask }
+      slots[slot] = Self.tag(of: hash) | UInt64(position + 1)
     }
   }
 }
