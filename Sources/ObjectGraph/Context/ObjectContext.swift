@@ -379,6 +379,8 @@ public final class ObjectContext {
 
   /// The identifiers of the objects that have one, in order, in an array allocated once.
   private static func identifiers(of objects: [ManagedObject]) -> [ObjectID] {
+    // Reserving room in an empty array costs a trip through the runtime even for none.
+    if objects.isEmpty { return [] }
     var identifiers: [ObjectID] = []
     identifiers.reserveCapacity(objects.count)
     for object in objects {

@@ -211,6 +211,7 @@ struct RecordReader {
       return .reference(ObjectID(rawValue: try reader.readDelta(from: owner.rawValue)))
     case .references:
       let count = try reader.readCount()
+      if count == 0 { return .references([]) }  // a leaf: no room to reserve
       var ids: [ObjectID] = []
       ids.reserveCapacity(count)
       var previous = owner.rawValue
