@@ -57,6 +57,15 @@ final class EntityTable {
     }
   }
 
+  /// Whether saving this table's objects can break a rule: one of them has a bounded list,
+  /// or a unique attribute's index holds a value twice.
+  var mayBreakRules: Bool {
+    model.validatedIndices.contains { index in
+      guard let unique = attributeIndexes[index] else { return true }  // a bounded list
+      return unique.sharedKeyCount > 0
+    }
+  }
+
   /// Empties the indexes, leaving `objects` the last holder of the table's objects.
   func removeIndexes() {
     attributeIndexes = attributeIndexes.map { $0.map { _ in ValueIndex() } }

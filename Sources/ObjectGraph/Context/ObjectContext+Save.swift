@@ -82,6 +82,9 @@ extension ObjectContext {
         }
       }
     }
+    // When no unique index holds a value twice and no list has count bounds, no rule can
+    // break: the changed objects need not even be listed.
+    guard tables.contains(where: \.mayBreakRules) else { return }
     for objects in [sortedByID(inserted.objects), sortedByID(updated.objects)] {
       try validateRules(of: objects)
     }
@@ -197,14 +200,13 @@ extension ObjectContext {
 
   /// Makes the saved state the new committed state.
   private func commit() {
-    for object in inserted.objects { object.lifecycle = .persisted }
-    for object in updated.objects { object.changes = nil }
     for object in deleted.objects {
       unregister(object)
       object.detachFromContext(clearingRelationships: true)
     }
-    inserted.removeAll()
-    updated.removeAll()
+    // One pass over each set: after a save of 100,000 new objects, every pass costs.
+    inserted.removeAll { $0.lifecycle = .persisted }
+    updated.removeAll { $0.changes = nil }
     deleted.removeAll()
   }
 }

@@ -58,9 +58,12 @@ struct ObjectSet {
     }
   }
 
-  /// Removes every member.
-  mutating func removeAll() {
-    for case let object? in slots { object.setSetPosition(kind, to: -1) }
+  /// Removes every member, first calling `body` with each (one pass over the members).
+  mutating func removeAll(_ body: (ManagedObject) -> Void = { _ in }) {
+    for case let object? in slots {
+      body(object)
+      object.setSetPosition(kind, to: -1)
+    }
     slots.removeAll(keepingCapacity: slots.count <= 1_024)
     count = 0
   }
