@@ -66,8 +66,9 @@ final class EntityTable {
     }
   }
 
-  /// Empties the indexes, leaving `objects` the last holder of the table's objects.
-  func removeIndexes() {
+  /// Lets go of every object: the table and its indexes end empty.
+  func removeAll() {
+    objects = []
     attributeIndexes = attributeIndexes.map { $0.map { _ in ValueIndex() } }
     toOneIndexes = toOneIndexes.map { $0.map { _ in ValueIndex() } }
   }

@@ -62,13 +62,17 @@ public final class ObjectContext {
   }
 
   deinit {
-    // Break parent/child reference cycles and dangling back-references.
-    // Inserted objects are registered too.
-    registered.forEachValue { $0.detachFromContext(clearingRelationships: true) }
-    // Free the objects in the order they were made: the indexes would free them in hash
-    // order, which touches memory at random (at 100,000 objects, 3 times slower).
-    for table in tables { table.removeIndexes() }
-    registered = ObjectNumberMap()
+    // Everything else lets go of the objects first, so that the identity map holds the
+    // last reference to each (inserted objects are registered too). Each is then detached,
+    // its parent/child reference cycles broken, and freed in one pass in the order the
+    // objects were made, touching each object's memory once and in order: freed from an
+    // index instead, they went in hash order, at random (3 times slower at 100,000).
+    for table in tables { table.removeAll() }
+    inserted.removeAll()
+    updated.removeAll()
+    deleted.removeAll()
+    pending = PendingChanges()
+    registered.removeAll { $0.detachFromContext(clearingRelationships: true) }
   }
 
   // MARK: Inspecting

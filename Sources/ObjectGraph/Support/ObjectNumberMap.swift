@@ -70,6 +70,20 @@ struct ObjectNumberMap<Value> {
   }
 
   /// Calls `body` with every value, without collecting them first.
+  /// Empties the map, calling `body` with each value in number order just before letting go
+  /// of it: when the map holds the last reference, each value is freed right after `body`,
+  /// while it is still in the cache.
+  mutating func removeAll(_ body: (Value) -> Void) {
+    for number in dense.indices {
+      if let value = dense[number].take() { body(value) }
+    }
+    let sparseValues = sparse.values
+    sparse = [:]
+    for value in sparseValues { body(value) }
+    dense = []
+    count = 0
+  }
+
   func forEachValue(_ body: (Value) throws -> Void) rethrows {
     for case let value? in dense { try body(value) }
     for value in sparse.values { try body(value) }
