@@ -102,4 +102,32 @@ import Testing
     }
     #expect(decodedObjects.snapshots == objects)
   }
+
+  /// The writer grows its own buffer: what it holds after outgrowing its first capacity is
+  /// what an array would hold, and patches and checksums see the same bytes.
+  @Test func byteWriterGrowsAndKeepsEveryByte() {
+    var writer = ByteWriter(capacity: 4)
+    var expected: [UInt8] = []
+    writer.writeUInt32(0)
+    expected += [0, 0, 0, 0]
+    for value in [0, 1, 127, 128, 300, 1 << 40, UInt64.max] as [UInt64] {
+      writer.writeVarint(value)
+      var rest = value
+      while rest >= 0x80 {
+        expected.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+        rest >>= 7
+      }
+      expected.append(UInt8(rest))
+    }
+    let text = Array("a string longer than the first capacity of the writer".utf8)
+    writer.write(text)
+    expected += text
+    writer.writeUInt64(0x0102_0304_0506_0708)
+    expected += [8, 7, 6, 5, 4, 3, 2, 1]
+    writer.patchUInt32(0xAABB_CCDD, at: 0)
+    expected.replaceSubrange(0..<4, with: [0xDD, 0xCC, 0xBB, 0xAA])
+    #expect(writer.count == expected.count)
+    #expect(writer.bytes == expected)
+    #expect(writer.checksum(of: 4..<expected.count) == CRC32C.checksum(Array(expected[4...])))
+  }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// same property index in the record, a whole-second date only its distance from the
 /// previous one, and references their distance from the owning object's id, so the seed
 /// workload's 101,100 boxes take about 40 bytes each.
-struct RecordWriter {
+struct RecordWriter: ~Copyable {
   /// An encoded, framed record.
   struct Record {
     /// The bytes to append to the file.
