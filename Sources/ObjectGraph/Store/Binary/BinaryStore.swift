@@ -146,7 +146,7 @@ public final class BinaryStore: PersistentStore {
           try StoreFile.synchronizeDirectory(of: url, probe: probe)
           state.directoryNeedsSync = false
         }
-        try state.file.append(record.bytes, synchronize: options.synchronizesSaves)
+        try record.withBytes { try state.file.append($0, synchronize: options.synchronizesSaves) }
         state.shapes.sampleObjectSize(bytes: record.objectBytes, count: record.objectCount)
       } catch {
         state.shapes.revert(undo)

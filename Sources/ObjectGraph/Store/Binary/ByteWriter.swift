@@ -27,6 +27,13 @@ struct ByteWriter: ~Copyable {
     [UInt8](UnsafeRawBufferPointer(start: base, count: count))
   }
 
+  /// The bytes written so far, for the duration of `body`.
+  func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows
+    -> Result
+  {
+    try body(UnsafeRawBufferPointer(start: base, count: count))
+  }
+
   /// Appends one byte.
   @inline(__always)
   mutating func write(_ byte: UInt8) {

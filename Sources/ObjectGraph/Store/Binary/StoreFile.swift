@@ -159,6 +159,11 @@ final class StoreFile: @unchecked Sendable {
   /// - Throws: ``ObjectGraphError/Code/io`` naming the file and the system error.
   /// - Complexity: O(*n*) in the number of bytes, plus one `fdatasync`.
   func append(_ bytes: [UInt8], synchronize: Bool) throws {
+    try bytes.withUnsafeBytes { try append($0, synchronize: synchronize) }
+  }
+
+  /// Appends `bytes` at the end of the file, as ``append(_:synchronize:)-([UInt8],_)``.
+  func append(_ bytes: UnsafeRawBufferPointer, synchronize: Bool) throws {
     guard !rollbackFailed else {
       throw ObjectGraphError(
         .io, "\(url.path): an earlier failed write could not be undone; reopen the store",
@@ -241,24 +246,22 @@ final class StoreFile: @unchecked Sendable {
   }
 
   /// Writes all of `bytes` at `offset`, retrying interrupted and short writes.
-  private func write(_ bytes: [UInt8], at offset: Int) throws {
+  private func write(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws {
     probe?.count(.write)
     let failing = probe?.takeFault(.write) == true
-    try bytes.withUnsafeBytes { buffer in
-      var written = 0
-      // An injected failure writes half of the bytes first, like a full disk would.
-      let limit = failing ? buffer.count / 2 : buffer.count
-      while written < limit {
-        let result = pwrite(
-          descriptor, buffer.baseAddress! + written, limit - written, off_t(offset + written))
-        if result < 0 {
-          if errno == EINTR { continue }
-          throw Self.ioError(url, "cannot write to")
-        }
-        written += result
+    var written = 0
+    // An injected failure writes half of the bytes first, like a full disk would.
+    let limit = failing ? buffer.count / 2 : buffer.count
+    while written < limit {
+      let result = pwrite(
+        descriptor, buffer.baseAddress! + written, limit - written, off_t(offset + written))
+      if result < 0 {
+        if errno == EINTR { continue }
+        throw Self.ioError(url, "cannot write to")
       }
-      if failing { throw Self.ioError(url, "cannot write to", code: ENOSPC) }
+      written += result
     }
+    if failing { throw Self.ioError(url, "cannot write to", code: ENOSPC) }
   }
 
   /// Removes the file at `url`, if there is one.
