@@ -97,4 +97,33 @@ import Testing
     #expect(Set(saved.map(\.id)).count == 3)
     #expect(Set(saved.map(\.id)) == Set(unread.map(\.id)))
   }
+
+  /// A `UUID` default runs when first needed, at most once, and never if the value is set
+  /// first, even when its closure captures state.
+  @Test func aUUIDDefaultRunsOnceWhenNeededAndNeverWhenOverwritten() throws {
+    let calls = LockedBox(0)
+    Ticket.makeID = {
+      calls.withLock { $0 += 1 }
+      return UUID()
+    }
+    let container = try ObjectContainer(for: Ticket.self, store: InMemoryStore())
+    let context = try ObjectContext(container)
+    calls.withLock { $0 = 0 }  // describing the class made one
+    let read = Ticket()
+    #expect(calls.withLock { $0 } == 0)
+    let id = read.id
+    #expect(read.id == id)
+    #expect(calls.withLock { $0 } == 1)
+    let overwritten = Ticket()
+    overwritten.id = UUID()
+    context.insert(overwritten)
+    context.insert(Ticket())  // never read: made on insertion
+    #expect(calls.withLock { $0 } == 2)
+  }
+}
+
+/// A model whose `UUID` default counts its calls.
+final class Ticket: ManagedObject {
+  nonisolated(unsafe) static var makeID: () -> UUID = { UUID() }
+  @Attribute var id = Ticket.makeID()
 }

@@ -59,8 +59,9 @@ public struct Attribute<Value> {
     case .materialize:
       return state.nextPreparedIndex()  // the loader has filled the slots
     case .create:
-      if Value.self == UUID.self {
-        return state.append(.deferred(DeferredDefault { AttributeCodec.encode(makeDefault()) }))
+      if Value.self == UUID.self, let makeUUID = makeDefault as? () -> UUID {
+        // Specialized for `UUID` in the model's module, the cast is free.
+        return state.append(.deferred(DeferredDefault(makeUUID)))
       }
       return state.append(.value(AttributeCodec.encode(state.evaluateDefault(makeDefault))))
     case .describe:

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A default attribute value that is made when it is first needed, not when the object is
 /// created.
 ///
@@ -7,14 +9,20 @@
 /// first read, or when the object is inserted into a context; never if the value is set
 /// first. Other defaults are evaluated when the object is created.
 ///
-/// A struct: the closure's context is the only allocation a deferred default costs.
+/// It keeps the wrapper's own `() -> UUID` closure: for `= UUID()`, which captures
+/// nothing, deferring allocates nothing.
 @usableFromInline
 struct DeferredDefault {
-  let make: () -> PersistentValue
+  private let makeUUID: () -> UUID
 
   @usableFromInline
-  init(_ make: @escaping () -> PersistentValue) {
-    self.make = make
+  init(_ makeUUID: @escaping () -> UUID) {
+    self.makeUUID = makeUUID
+  }
+
+  /// Makes the value.
+  func make() -> PersistentValue {
+    .uuid(makeUUID())
   }
 }
 
