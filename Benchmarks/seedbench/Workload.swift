@@ -23,11 +23,12 @@ final class SeedWorkload {
   /// P: the creation indices of the boxes that have children, in creation order.
   private var parentIndices: [Int] = []
   private var result: SeedResult
-  private var breakdown = PhaseBreakdown()
+  private var breakdown: PhaseBreakdown
 
   init(options: Options) {
     self.options = options
     result = SeedResult(roots: options.roots, boxes: options.roots * Self.boxesPerRoot)
+    breakdown = PhaseBreakdown(isEnabled: options.breakdown)
   }
 
   /// Runs every phase in order and returns the measurements.
