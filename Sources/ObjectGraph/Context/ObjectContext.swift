@@ -291,9 +291,8 @@ public final class ObjectContext {
               .corruptStore, "stored object \(id) has unknown entity \(entity)", objectID: id)
           }
           let model = tables[entity].model
-          let first = starts[position]
-          let valueCount =
-            (position + 1 < starts.count ? starts[position + 1] : values.count) - first
+          let range = PackedObjects.valueRange(position, starts: starts, valueCount: values.count)
+          let valueCount = range.count
           guard valueCount == model.properties.count else {
             throw ObjectGraphError(
               .corruptStore,
@@ -303,7 +302,7 @@ public final class ObjectContext {
           // Attribute slots take their stored values (moved out, `.null` left behind);
           // relationship slots start empty and are linked once every object exists.
           let slots = UnsafeMutablePointer<Slot>.allocate(capacity: max(valueCount, 1))
-          let source = values.baseAddress! + first
+          let source = values.baseAddress! + range.lowerBound
           for (index, empty) in model.emptyRelationshipSlots.enumerated() {
             if let empty {
               (slots + index).initialize(to: empty)

@@ -35,7 +35,13 @@ struct PackedObjects: Sendable {
 
   /// The positions of the values of the object at `position`.
   func valueRange(_ position: Int) -> Range<Int> {
-    starts[position]..<(position + 1 < starts.count ? starts[position + 1] : values.count)
+    Self.valueRange(position, starts: starts, valueCount: values.count)
+  }
+
+  /// The positions of the values of the object at `position`, from the objects' starts and
+  /// the number of values (for a reader holding the values buffer itself).
+  static func valueRange(_ position: Int, starts: [Int], valueCount: Int) -> Range<Int> {
+    starts[position]..<(position + 1 < starts.count ? starts[position + 1] : valueCount)
   }
 
   /// The object at `position` as a snapshot.
