@@ -19,6 +19,10 @@ final class EntityTable {
   /// Properties with an index, for quick iteration.
   private let indexedProperties: [Int]
 
+  /// The key path a fetch asked about last and the property it reads (see
+  /// ``propertyIndex(for:)``).
+  private var lastKeyPath: (keyPath: AnyKeyPath, index: Int?)?
+
   init(model: EntityModel, entityIndex: Int) {
     self.model = model
     self.entityIndex = entityIndex
@@ -64,6 +68,16 @@ final class EntityTable {
       guard let unique = attributeIndexes[index] else { return true }  // a bounded list
       return unique.sharedKeyCount > 0
     }
+  }
+
+  /// The number of the property a key path reads (see ``EntityModel/propertyIndex(for:)``),
+  /// remembered by the key path's identity: a key path literal is one object per place in
+  /// the source, so a fetch repeated there finds it without hashing it or taking a lock.
+  func propertyIndex(for keyPath: AnyKeyPath) -> Int? {
+    if let last = lastKeyPath, last.keyPath === keyPath { return last.index }
+    let index = model.propertyIndex(for: keyPath)
+    lastKeyPath = (keyPath, index)
+    return index
   }
 
   /// Lets go of every object: the table and its indexes end empty.

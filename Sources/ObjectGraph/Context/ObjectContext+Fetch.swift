@@ -87,7 +87,7 @@ extension ObjectContext {
   private func candidates(for term: IndexTerm, in table: EntityTable)
     -> (objects: [ManagedObject], areExact: Bool)?
   {
-    guard let property = table.model.propertyIndex(for: term.path[0]) else { return nil }
+    guard let property = table.propertyIndex(for: term.path[0]) else { return nil }
     let value = Self.flatten(term.value)
     if term.path.count == 1 {
       if let index = table.attributeIndexes[property] {
@@ -126,6 +126,11 @@ extension ObjectContext {
   /// A compared value with every level of `Optional` removed; nil for nil.
   private static func flatten(_ value: Any?) -> Any? {
     guard var current = value else { return nil }
+    // The usual compared values are no optionals: a cast to a concrete type is cheap, one
+    // that fails to the `OptionalAttribute` existential costs a conformance lookup.
+    if current is UUID || current is String || current is Int || current is Date {
+      return current
+    }
     while let optional = current as? any OptionalAttribute {
       guard let wrapped = optional.wrappedAny else { return nil }
       current = wrapped
