@@ -108,6 +108,26 @@ import Testing
     )
   }
 
+  /// A table remembers the last key path a fetch asked about by identity: fetches that
+  /// alternate between properties must each find their own.
+  @Test func fetchesAlternatingBetweenIndexedPropertiesFindTheirOwn() throws {
+    let stack = try Stack()
+    let people = (0..<6).map { Person(name: "p\($0)", age: $0 % 3) }
+    for person in people { stack.context.insert(person) }
+    for round in 0..<3 {
+      for person in people {
+        let name = person.name
+        let age = person.age
+        let byName = try stack.context.fetch(
+          FetchDescriptor<Person>(predicate: #Predicate { $0.name == name }))
+        #expect(byName == [person])
+        let byAge = try stack.context.fetch(
+          FetchDescriptor<Person>(predicate: #Predicate { $0.age == age }))
+        #expect(byAge == people.filter { $0.age == age }, "round \(round)")
+      }
+    }
+  }
+
   /// A `Codable` attribute is indexed by its encoded bytes, but its `==` may call values
   /// equal that encode differently: a fetch by equality on it scans and evaluates.
   @Test func equalityOnAnIndexedCodableAttributeFollowsItsEquality() throws {
