@@ -22,6 +22,10 @@ public struct ChangesetApplier: Sendable {
   public func apply(_ changeset: Changeset, to objects: inout some SnapshotStorage) throws {
     var changed: [ObjectID: ObjectSnapshot] = [:]
     changed.reserveCapacity(changeset.insertedObjects.count + changeset.updated.count)
+    // The changed objects in the changeset's order, so storage that keeps an order (a
+    // replayed file) gets inserted objects in the order they were saved, not hash order.
+    var order: [ObjectID] = []
+    order.reserveCapacity(changed.capacity)
     for snapshot in changeset.inserted {
       try check(snapshot)
       guard objects[snapshot.id] == nil, changed[snapshot.id] == nil else {
@@ -29,6 +33,7 @@ public struct ChangesetApplier: Sendable {
           .corruptStore, "object \(snapshot.id) is inserted twice", objectID: snapshot.id)
       }
       changed[snapshot.id] = snapshot
+      order.append(snapshot.id)
     }
     for update in changeset.updated {
       guard var snapshot = changed[update.id] ?? objects[update.id] else {
@@ -36,7 +41,7 @@ public struct ChangesetApplier: Sendable {
           .corruptStore, "updated object \(update.id) does not exist", objectID: update.id)
       }
       for change in update.changes { try apply(change, to: &snapshot) }
-      changed[update.id] = snapshot
+      if changed.updateValue(snapshot, forKey: update.id) == nil { order.append(update.id) }
     }
     var deleted = Set<ObjectID>()
     for id in changeset.deleted {
@@ -44,7 +49,7 @@ public struct ChangesetApplier: Sendable {
         throw ObjectGraphError(.corruptStore, "deleted object \(id) does not exist", objectID: id)
       }
     }
-    for (id, snapshot) in changed { objects[id] = snapshot }
+    for id in order { objects[id] = changed.removeValue(forKey: id) }
     for id in deleted { objects[id] = nil }
   }
 

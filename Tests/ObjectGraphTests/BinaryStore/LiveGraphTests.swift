@@ -66,4 +66,16 @@ import Testing
     #expect(throws: ObjectGraphError.self) { try graph.apply(failing, with: applier) }
     #expect(graph.sortedObjects == before)
   }
+
+  /// Replaying inserts keeps the order they were saved in (not the applier's hash order), so
+  /// a store reopened after a big save makes its objects in that order.
+  @Test func replayedInsertsKeepTheirSavedOrder() throws {
+    let applier = ChangesetApplier(schema: ConformanceSchema.schema)
+    var graph = LiveGraph()
+    let numbers = (1...60).map { UInt64(61 - $0) }  // descending: never hash order
+    try graph.apply(
+      Changeset(inserted: numbers.map { ConformanceSchema.item($0) }, nextObjectNumber: 100),
+      with: applier)
+    #expect(graph.contents.objects.map(\.id.rawValue) == numbers)
+  }
 }
