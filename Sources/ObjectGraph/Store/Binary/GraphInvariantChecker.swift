@@ -229,7 +229,11 @@ struct GraphInvariantChecker {
       let inverseName = schema.entities[resolved.destination].properties[inverse.property].name
       for target in targets {
         report.inverseCount += 1
-        let other = graph.value(of: target, inverse.property)!
+        guard let other = graph.value(of: target, inverse.property) else {
+          throw Violation(
+            message: "\(entity.name) \(object.id).\(entity.properties[index].name) refers to "
+              + "\(target), which has no \(inverseName)", objects: [object.id, target])
+        }
         if !inverse.isToMany {
           guard other == .reference(object.id) else {
             throw Violation(

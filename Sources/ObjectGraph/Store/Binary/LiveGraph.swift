@@ -41,9 +41,13 @@ struct LiveGraph {
     index[id].map { Int(objects.entities[$0]) }
   }
 
-  /// The value of `property` of the live object `id`, if there is one.
+  /// The value of `property` of the live object `id`, if there is one and it has that many
+  /// properties.
   func value(of id: ObjectID, _ property: Int) -> PersistentValue? {
-    index[id].map { objects.values[objects.valueRange($0).lowerBound + property] }
+    guard let position = index[id] else { return nil }
+    let range = objects.valueRange(position)
+    guard property >= 0, property < range.count else { return nil }
+    return objects.values[range.lowerBound + property]
   }
 
   /// Applies a changeset, all or nothing.
