@@ -46,15 +46,10 @@ struct ObjectShapes {
     lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
     nextObjectNumber = contents.nextObjectNumber
     entities.reserve(upTo: contents.nextObjectNumber)
-    var contents = contents
-    let objects = contents.list.takePacked()
-    for position in 0..<objects.positionCount where objects.isLive(position) {
-      let id = objects.ids[position]
-      let entity = Int(objects.entities[position])
+    contents.list.forEach { id, entity, values in
       entities[id] = Int32(entity)
-      let first = objects.valueRange(position).lowerBound
       for property in listProperties[entity] {
-        let count = Self.listCount(objects.values[first + property])
+        let count = Self.listCount(values[property])
         if count > 0 { lengths[property][id] = Int32(count) }
       }
     }
