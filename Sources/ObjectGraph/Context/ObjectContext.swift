@@ -329,48 +329,58 @@ public final class ObjectContext {
           loaded.append(object)
         }
       }
-    }
-    var next = 0
-    for position in ids.indices where entities[position] != PackedObjects.removed {
-      let object = loaded[next]
-      next += 1
-      let model = object.model
-      let first = starts[position]
-      for index in model.relationshipIndices {
-        object.slots[index] = try slot(
-          objects.values[first + index], for: model.properties[index], of: model, id: ids[position])
+      // Every object exists: link the relationships, moving each stored list of
+      // identifiers out of the buffer, then index the object.
+      var next = 0
+      for position in ids.indices where entities[position] != PackedObjects.removed {
+        let object = loaded[next]
+        next += 1
+        let model = object.model
+        let source = values.baseAddress! + starts[position]
+        for (index, relationship) in zip(model.relationshipIndices, model.relationshipModels) {
+          let value = (source + index).move()
+          (source + index).initialize(to: .null)
+          object.slots[index] = try linkedSlot(
+            value, index: index, relationship, of: model, id: ids[position])
+        }
+        tables[Int(entities[position])].add(object)
       }
-      tables[Int(entities[position])].add(object)
     }
   }
 
-  private func slot(
-    _ value: PersistentValue, for property: PropertyModel, of model: EntityModel, id: ObjectID
+  /// The slot of a loaded object's relationship `index`, from its stored value.
+  private func linkedSlot(
+    _ value: PersistentValue, index: Int, _ relationship: RelationshipModel,
+    of model: EntityModel, id: ObjectID
   ) throws -> Slot {
-    func resolve(_ target: ObjectID, _ relationship: RelationshipModel) throws -> ManagedObject {
+    func resolve(_ target: ObjectID) throws -> ManagedObject {
       guard let object = registered[target], object.isKind(of: relationship.destinationType)
       else {
+        let name = model.properties[index].name
         throw ObjectGraphError(
           .corruptStore,
-          "stored object \(id) of \(model.name) refers through \(property.name) to \(target), "
+          "stored object \(id) of \(model.name) refers through \(name) to \(target), "
             + "which is not a stored \(relationship.destination.name)", entity: model.name,
-          property: property.name, objectID: id)
+          property: name, objectID: id)
       }
       return object
     }
-    switch (property.kind, value) {
-    case (.attribute, _):
-      return .value(value)
-    case (.relationship(let relationship), .null):
+    switch value {
+    case .null:
       return relationship.isToMany ? .toMany([]) : .toOne(nil)
-    case (.relationship(let relationship), .reference(let target)) where !relationship.isToMany:
-      return .toOne(try resolve(target, relationship))
-    case (.relationship(let relationship), .references(let targets)) where relationship.isToMany:
-      return .toMany(try targets.map { try resolve($0, relationship) })
+    case .reference(let target) where !relationship.isToMany:
+      return .toOne(try resolve(target))
+    case .references(let targets) where relationship.isToMany:
+      if targets.isEmpty { return .toMany([]) }
+      var objects: [ManagedObject] = []
+      objects.reserveCapacity(targets.count)
+      for target in targets { objects.append(try resolve(target)) }
+      return .toMany(objects)
     default:
+      let name = model.properties[index].name
       throw ObjectGraphError(
-        .corruptStore, "stored object \(id) of \(model.name) holds \(value) in \(property.name)",
-        entity: model.name, property: property.name, objectID: id)
+        .corruptStore, "stored object \(id) of \(model.name) holds \(value) in \(name)",
+        entity: model.name, property: name, objectID: id)
     }
   }
 

@@ -54,18 +54,19 @@ public struct Attribute<Value> {
   static func register(
     _ makeDefault: @escaping () -> Value, _ options: some Collection<AttributeOption>
   ) -> Int32 {
-    let state = ModelBuildState.current
-    switch state.mode {
-    case .materialize:
-      return state.nextPreparedIndex()  // the loader has filled the slots
-    case .create:
-      if Value.self == UUID.self, let makeUUID = makeDefault as? () -> UUID {
-        // Specialized for `UUID` in the model's module, the cast is free.
-        return state.append(.deferred(DeferredDefault(makeUUID)))
+    ModelBuildState.withCurrent { state in
+      switch state.mode {
+      case .materialize:
+        return state.nextPreparedIndex()  // the loader has filled the slots
+      case .create:
+        if Value.self == UUID.self, let makeUUID = makeDefault as? () -> UUID {
+          // Specialized for `UUID` in the model's module, the cast is free.
+          return state.append(.deferred(DeferredDefault(makeUUID)))
+        }
+        return state.append(.value(AttributeCodec.encode(state.evaluateDefault(makeDefault))))
+      case .describe:
+        return describe(makeDefault, Array(options))
       }
-      return state.append(.value(AttributeCodec.encode(state.evaluateDefault(makeDefault))))
-    case .describe:
-      return describe(makeDefault, Array(options))
     }
   }
 

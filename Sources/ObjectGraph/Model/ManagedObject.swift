@@ -89,8 +89,7 @@ open class ManagedObject: Observable, Hashable {
 
   /// Creates an object in no context. Insert it, or relate it to an inserted object.
   public required init() {
-    let state = ModelBuildState.current
-    let frame = state.takeFrame(for: Self.self)
+    let frame = ModelBuildState.withCurrent { $0.takeFrame(for: Self.self) }
     slots = frame.slots
     slotCount = frame.count
     isPrototype = frame.mode == .describe
@@ -100,7 +99,7 @@ open class ManagedObject: Observable, Hashable {
       model = EntityModel.describing
     } else {
       model = ModelRegistry.model(for: Self.self)
-      state.lastModel = model
+      ModelBuildState.withCurrent { $0.lastModel = model }
     }
   }
 

@@ -80,13 +80,24 @@ final class ModelBuildState {
 
   /// The current thread's state.
   @usableFromInline
-  static var current: ModelBuildState {
+  static var current: ModelBuildState { unretainedCurrent.takeUnretainedValue() }
+
+  /// The current thread's state, not retained: the thread keeps it until it ends.
+  @usableFromInline
+  static var unretainedCurrent: Unmanaged<ModelBuildState> {
     if let pointer = pthread_getspecific(key) {
-      return Unmanaged<ModelBuildState>.fromOpaque(pointer).takeUnretainedValue()
+      return Unmanaged<ModelBuildState>.fromOpaque(pointer)
     }
-    let state = ModelBuildState()
-    pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
+    let state = Unmanaged.passRetained(ModelBuildState())
+    pthread_setspecific(key, state.toOpaque())
     return state
+  }
+
+  /// Runs `body` with the current thread's state, borrowed: no retain and release, which
+  /// every wrapper of every object created or loaded would otherwise pay.
+  @inlinable @inline(__always)
+  static func withCurrent<Result>(_ body: (ModelBuildState) throws -> Result) rethrows -> Result {
+    try unretainedCurrent._withUnsafeGuaranteedRef(body)
   }
 
   private static let key: pthread_key_t = {

@@ -34,14 +34,14 @@ public struct Relationship<Value: RelationshipValue> {
     deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil,
     maximumModelCount: Int? = nil
   ) {
-    let state = ModelBuildState.current
-    if state.mode == .materialize {
-      index = state.nextPreparedIndex()  // the loader fills the slot
-      return
+    index = ModelBuildState.withCurrent { state in
+      if state.mode == .materialize {
+        return state.nextPreparedIndex()  // the loader fills the slot
+      }
+      return Self.register(
+        in: state, deleteRule: deleteRule, minimum: minimumModelCount,
+        maximum: maximumModelCount, inverseRoot: nil, inverseProbe: nil)
     }
-    index = Self.register(
-      in: state, deleteRule: deleteRule, minimum: minimumModelCount,
-      maximum: maximumModelCount, inverseRoot: nil, inverseProbe: nil)
   }
 
   /// Declares a relationship with its inverse, a delete rule and optional count bounds.
@@ -57,20 +57,20 @@ public struct Relationship<Value: RelationshipValue> {
     minimumModelCount: Int? = nil, maximumModelCount: Int? = nil
   ) {
     // Inlined into the model's module, so loading an object costs one frame lookup here.
-    let state = ModelBuildState.current
-    if state.mode == .materialize {
-      index = state.nextPreparedIndex()  // the loader fills the slot
-      return
+    index = ModelBuildState.withCurrent { state in
+      if state.mode == .materialize {
+        return state.nextPreparedIndex()  // the loader fills the slot
+      }
+      // The probe is a closure (an allocation): made only when the class is described.
+      return Self.register(
+        in: state, deleteRule: deleteRule, minimum: minimumModelCount,
+        maximum: maximumModelCount, inverseRoot: Destination.self,
+        inverseProbe: state.mode != .describe
+          ? nil
+          : { object in
+            if let object = object as? Destination { _ = object[keyPath: inverse] }
+          })
     }
-    // The probe is a closure (an allocation): made only when the class is described.
-    index = Self.register(
-      in: state, deleteRule: deleteRule, minimum: minimumModelCount,
-      maximum: maximumModelCount, inverseRoot: Destination.self,
-      inverseProbe: state.mode != .describe
-        ? nil
-        : { object in
-          if let object = object as? Destination { _ = object[keyPath: inverse] }
-        })
   }
 
   /// Pushes the relationship's empty slot for an object being created or described, and

@@ -13,6 +13,11 @@ final class EntityModel: @unchecked Sendable {
   fileprivate(set) var properties: [PropertyModel] = []
   /// The numbers of the relationship properties, for loops that touch only those.
   private(set) var relationshipIndices: [Int] = []
+  /// Each property's relationship model, nil for attributes (read without copying the
+  /// property's model).
+  private var relationshipsByProperty: [RelationshipModel?] = []
+  /// The models of the relationships at ``relationshipIndices``, in the same order.
+  private(set) var relationshipModels: [RelationshipModel] = []
   /// Per property: the empty value of a relationship's slot, nil for an attribute. Loading
   /// starts relationship slots empty and links them once every object exists.
   private(set) var emptyRelationshipSlots: [Slot?] = []
@@ -57,10 +62,7 @@ final class EntityModel: @unchecked Sendable {
   }
 
   /// The relationship model of property `index`, if it is a relationship.
-  func relationship(_ index: Int) -> RelationshipModel? {
-    if case .relationship(let relationship) = properties[index].kind { return relationship }
-    return nil
-  }
+  func relationship(_ index: Int) -> RelationshipModel? { relationshipsByProperty[index] }
 
   /// The description a store records.
   var entityDescription: EntityDescription {
@@ -97,7 +99,12 @@ final class EntityModel: @unchecked Sendable {
 
   func setProperties(_ properties: [PropertyModel]) {
     self.properties = properties
+    relationshipsByProperty = properties.map { property in
+      guard case .relationship(let relationship) = property.kind else { return nil }
+      return relationship
+    }
     relationshipIndices = properties.filter(\.isRelationship).map(\.index)
+    relationshipModels = relationshipIndices.map { relationship($0)! }
     validatedIndices = properties.filter { property in
       switch property.kind {
       case .attribute(let attribute): attribute.description.isUnique
@@ -173,10 +180,9 @@ final class RelationshipModel: @unchecked Sendable {
     destinationObjectID = blueprint.destinationObjectID
   }
 
-  /// The inverse relationship's model, if any.
-  var inverseModel: RelationshipModel? {
-    inverse.flatMap { destination.relationship($0) }
-  }
+  /// The inverse relationship's model, if any: set with ``inverse``, and kept (like
+  /// ``destination``) by the destination's model, which outlives every use of it.
+  fileprivate(set) unowned(unsafe) var inverseModel: RelationshipModel?
 
   var description: RelationshipDescription {
     RelationshipDescription(
@@ -186,5 +192,8 @@ final class RelationshipModel: @unchecked Sendable {
   }
 
   func link(destination: EntityModel) { self.destination = destination }
-  func link(inverse: Int) { self.inverse = inverse }
+  func link(inverse: Int) {
+    self.inverse = inverse
+    inverseModel = destination.relationship(inverse)
+  }
 }
