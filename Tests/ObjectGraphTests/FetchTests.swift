@@ -207,6 +207,44 @@ import Testing
     }
   }
 
+  /// A loaded context indexes its attributes when first asked: the index must then hold
+  /// the values as they are by then, after edits, deletes and inserts made before it.
+  @Test(arguments: StoreKind.allCases)
+  func indexesOfALoadedStoreFollowChangesMadeBeforeTheirFirstUse(kind: StoreKind) throws {
+    let stack = try Stack(kind)
+    let people = (0..<40).map { Person(name: "p\($0)", age: $0 % 5) }
+    for person in people { stack.context.insert(person) }
+    for name in ["red", "green"] { stack.context.insert(Tag(name: name)) }
+    try stack.context.save()
+
+    let reopened = try stack.reopened()
+    let context = reopened.context
+    let loaded = try context.fetch(FetchDescriptor<Person>(sortBy: [SortDescriptor(\.name)]))
+    #expect(try context.table(for: Person.self).attributeIndexesAreBuilt == false)
+    loaded[0].age = 7
+    context.delete(loaded[1])
+    context.insert(Person(name: "new", age: 7))
+    for age in 0..<8 {
+      let indexed = try context.fetch(
+        FetchDescriptor<Person>(predicate: #Predicate { $0.age == age }))
+      let scanned = try context.fetch(
+        FetchDescriptor<Person>(predicate: #Predicate { $0.age + 0 == age }))
+      #expect(Set(indexed) == Set(scanned), "age \(age)")
+    }
+    #expect(try context.table(for: Person.self).attributeIndexesAreBuilt)
+    #expect(
+      try context.fetch(FetchDescriptor<Person>(predicate: #Predicate { $0.age == 7 })).count == 2)
+
+    // A unique clash with a stored value is found by a save that comes first.
+    let clash = Tag(name: "red")
+    context.insert(clash)
+    #expect(throws: ObjectGraphError.self) { try context.save() }
+    context.delete(clash)
+    try context.save()
+    let red = try context.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.name == "red" }))
+    #expect(red.count == 1 && red.first !== clash)
+  }
+
   @Test func fetchingAClassOutsideTheSchemaThrows() throws {
     let container = try ObjectContainer(for: Tag.self, store: InMemoryStore())
     let context = try ObjectContext(container)

@@ -65,6 +65,43 @@ import Testing
     }
   }
 
+  /// Adding many keys at once (in the order of their slots) must build the same index as
+  /// adding them one by one, repeated keys and colliding hashes included, and the index
+  /// must then change like any other.
+  @Test(arguments: [0, 1, 2])
+  func addingAllAtOnceMatchesAddingOneByOne(seed: UInt64) {
+    var random = SplitMix64(seed: seed)
+    let objects = (0..<2_000).map { _ in Box() }
+    let keys = objects.indices.map { _ in CollidingKey(value: Int(random.next() % 1_500)) }
+    var bulk = ValueIndex<CollidingKey>()
+    bulk.add(objects, for: keys)
+    var reference: [Int: Set<ObjectIdentifier>] = [:]
+    for (object, key) in zip(objects, keys) {
+      reference[key.value, default: []].insert(ObjectIdentifier(object))
+    }
+    func expectMatches() {
+      #expect(bulk.sharedKeyCount == reference.values.filter { $0.count > 1 }.count)
+      for key in 0..<1_500 {
+        #expect(
+          Set(bulk.objects(for: CollidingKey(value: key)).map(ObjectIdentifier.init))
+            == reference[key] ?? [])
+      }
+    }
+    expectMatches()
+    for (object, key) in zip(objects, keys).shuffled(using: &random).prefix(1_200) {
+      bulk.remove(object, for: key)
+      reference[key.value]?.remove(ObjectIdentifier(object))
+      if reference[key.value]?.isEmpty == true { reference[key.value] = nil }
+    }
+    expectMatches()
+    // Into an index that already holds keys, adding many is adding one by one.
+    bulk.add(Array(objects.prefix(300)), for: Array(keys.prefix(300)))
+    for (object, key) in zip(objects, keys).prefix(300) {
+      reference[key.value, default: []].insert(ObjectIdentifier(object))
+    }
+    expectMatches()
+  }
+
   @Test func persistentValuesThatAreEqualHashAlike() {
     let pairs: [(PersistentValue, PersistentValue)] = [
       (.double(0), .double(-0.0)),

@@ -8,12 +8,19 @@ final class EntityTable {
   /// adding and removing cost O(1) with no hashing.
   @exclusivity(unchecked) private(set) var objects: [ManagedObject] = []
   /// Indexes of unique and indexed attributes, by property number (nil for the others; an
-  /// array, so finding a property's index costs no hashing).
-  @exclusivity(unchecked) private(set) var attributeIndexes: [ValueIndex<PersistentValue>?]
+  /// array, so finding a property's index costs no hashing). Empty until first needed (see
+  /// ``attributeIndexesAreBuilt``).
+  @exclusivity(unchecked) private var storedAttributeIndexes: [ValueIndex<PersistentValue>?]
   /// Indexes of to-one relationships, by property number. For a to-one relationship whose
   /// inverse is to-many, only objects with no target are indexed: the objects with a given
-  /// target are that target's inverse list.
-  @exclusivity(unchecked) private(set) var toOneIndexes: [ValueIndex<ObjectIdentifier?>?]
+  /// target are that target's inverse list. Always up to date: with an inverse list, only
+  /// the few objects with no target are in it.
+  @exclusivity(unchecked) private var storedToOneIndexes: [ValueIndex<ObjectIdentifier?>?]
+  /// Whether the attribute indexes hold every live object. A table starts empty with its
+  /// indexes built and keeps them up to date; a table that loads its objects (see
+  /// ``deferAttributeIndexes()``) builds them the first time a fetch or a save needs them,
+  /// all at once. Opening 100,000 objects to browse them then costs no index work.
+  @exclusivity(unchecked) private(set) var attributeIndexesAreBuilt = true
   /// The inverse (to-many) property of each to-one relationship indexed for nil only.
   private var inverseLists: [Int?]
   /// Properties with an index, for quick iteration.
@@ -27,16 +34,16 @@ final class EntityTable {
     self.model = model
     self.entityIndex = entityIndex
     let count = model.properties.count
-    attributeIndexes = Array(repeating: nil, count: count)
-    toOneIndexes = Array(repeating: nil, count: count)
+    storedAttributeIndexes = Array(repeating: nil, count: count)
+    storedToOneIndexes = Array(repeating: nil, count: count)
     inverseLists = Array(repeating: nil, count: count)
     var indexed: [Int] = []
     for property in model.properties where model.isIndexed[property.index] {
       switch property.kind {
       case .attribute:
-        attributeIndexes[property.index] = ValueIndex()
+        storedAttributeIndexes[property.index] = ValueIndex()
       case .relationship(let relationship):
-        toOneIndexes[property.index] = ValueIndex()
+        storedToOneIndexes[property.index] = ValueIndex()
         if let inverse = relationship.inverse, relationship.inverseModel?.isToMany == true {
           inverseLists[property.index] = inverse
         }
@@ -56,8 +63,37 @@ final class EntityTable {
   /// Makes room for `count` more objects.
   func reserveCapacity(_ count: Int) {
     objects.reserveCapacity(objects.count + count)
-    for property in attributeIndexes.indices where attributeIndexes[property] != nil {
-      attributeIndexes[property]!.reserveCapacity(count)
+  }
+
+  /// The index of attribute `property`, if it is unique or indexed (built if the attribute
+  /// indexes were not yet).
+  func attributeIndex(_ property: Int) -> ValueIndex<PersistentValue>? {
+    guard storedAttributeIndexes[property] != nil else { return nil }
+    buildAttributeIndexes()
+    return storedAttributeIndexes[property]
+  }
+
+  /// Whether to-one relationship `property` is indexed.
+  func hasToOneIndex(_ property: Int) -> Bool { storedToOneIndexes[property] != nil }
+
+  /// Stops keeping the attribute indexes until they are next needed: the objects about to be
+  /// added (a store's whole contents) are indexed then, in one pass.
+  func deferAttributeIndexes() {
+    guard objects.isEmpty else { return }
+    attributeIndexesAreBuilt = false
+  }
+
+  /// Builds the attribute indexes from the live objects, unless built already.
+  ///
+  /// - Complexity: O(*n*) in the live objects, once per table.
+  func buildAttributeIndexes() {
+    guard !attributeIndexesAreBuilt else { return }
+    attributeIndexesAreBuilt = true
+    for property in indexedProperties where storedAttributeIndexes[property] != nil {
+      var keys: [PersistentValue] = []
+      keys.reserveCapacity(objects.count)
+      for object in objects { keys.append(object.slots[property].value) }
+      storedAttributeIndexes[property]!.add(objects, for: keys)
     }
   }
 
@@ -65,8 +101,9 @@ final class EntityTable {
   /// or a unique attribute's index holds a value twice.
   var mayBreakRules: Bool {
     model.validatedIndices.contains { index in
-      guard let unique = attributeIndexes[index] else { return true }  // a bounded list
-      return unique.sharedKeyCount > 0
+      guard model.relationship(index) == nil else { return true }  // a bounded list
+      buildAttributeIndexes()
+      return storedAttributeIndexes[index]?.sharedKeyCount ?? 0 > 0
     }
   }
 
@@ -83,11 +120,12 @@ final class EntityTable {
   /// Lets go of every object: the table and its indexes end empty.
   func removeAll() {
     objects = []
-    attributeIndexes = attributeIndexes.map { $0.map { _ in ValueIndex() } }
-    toOneIndexes = toOneIndexes.map { $0.map { _ in ValueIndex() } }
+    storedAttributeIndexes = storedAttributeIndexes.map { $0.map { _ in ValueIndex() } }
+    storedToOneIndexes = storedToOneIndexes.map { $0.map { _ in ValueIndex() } }
+    attributeIndexesAreBuilt = true
   }
 
-  /// Adds a live object and indexes it.
+  /// Adds a live object and indexes it (in the attribute indexes once they are built).
   func add(_ object: ManagedObject) {
     object.tableIndex = objects.count
     objects.append(object)
@@ -109,7 +147,7 @@ final class EntityTable {
 
   /// Moves a live object's index entry for one property from its old to its new value.
   func update(_ object: ManagedObject, _ property: Int, from old: Slot, to new: Slot) {
-    guard attributeIndexes[property] != nil || toOneIndexes[property] != nil,
+    guard storedAttributeIndexes[property] != nil || storedToOneIndexes[property] != nil,
       contains(object)
     else { return }
     unindex(object, property, old)
@@ -120,7 +158,7 @@ final class EntityTable {
   ///
   /// - Complexity: O(*m*) in those objects.
   func objects(relatedTo target: ManagedObject?, through property: Int) -> [ManagedObject]? {
-    guard let index = toOneIndexes[property] else { return nil }
+    guard let index = storedToOneIndexes[property] else { return nil }
     guard let target else { return index.objects(for: nil) }
     if let inverse = inverseLists[property] {
       return target.slots[inverse].objects.filter {
@@ -132,20 +170,24 @@ final class EntityTable {
 
   private func index(_ object: ManagedObject, _ property: Int, _ slot: Slot) {
     switch slot {
-    case .value(let value): attributeIndexes[property]?.add(object, for: value)
+    case .value(let value):
+      guard attributeIndexesAreBuilt else { return }
+      storedAttributeIndexes[property]?.add(object, for: value)
     case .toOne(let target):
       if target != nil, inverseLists[property] != nil { return }
-      toOneIndexes[property]?.add(object, for: target.map(ObjectIdentifier.init))
+      storedToOneIndexes[property]?.add(object, for: target.map(ObjectIdentifier.init))
     case .toMany, .deferred: break  // registered objects hold no deferred defaults
     }
   }
 
   private func unindex(_ object: ManagedObject, _ property: Int, _ slot: Slot) {
     switch slot {
-    case .value(let value): attributeIndexes[property]?.remove(object, for: value)
+    case .value(let value):
+      guard attributeIndexesAreBuilt else { return }
+      storedAttributeIndexes[property]?.remove(object, for: value)
     case .toOne(let target):
       if target != nil, inverseLists[property] != nil { return }
-      toOneIndexes[property]?.remove(object, for: target.map(ObjectIdentifier.init))
+      storedToOneIndexes[property]?.remove(object, for: target.map(ObjectIdentifier.init))
     case .toMany, .deferred: break  // registered objects hold no deferred defaults
     }
   }

@@ -40,7 +40,7 @@ extension ObjectContext {
     var doomed: [ManagedObject] = []
     var doomedIDs = Set<ObjectIdentifier>()
     for object in objects
-    where object.trackingContext === self && object.lifecycle != .deleted
+    where object.isTracked(by: self) && object.lifecycle != .deleted
       && doomedIDs.insert(ObjectIdentifier(object)).inserted
     {
       doomed.append(object)
@@ -57,7 +57,7 @@ extension ObjectContext {
           relationship.deleteRule == .cascade
         else { continue }
         for related in object.slots[property.index].objects
-        where related.trackingContext === self && related.lifecycle != .deleted
+        where related.isTracked(by: self) && related.lifecycle != .deleted
           && doomedIDs.insert(ObjectIdentifier(related)).inserted
         {
           doomed.append(related)

@@ -90,7 +90,7 @@ extension ObjectContext {
     guard let property = table.propertyIndex(for: term.path[0]) else { return nil }
     let value = Self.flatten(term.value)
     if term.path.count == 1 {
-      if let index = table.attributeIndexes[property] {
+      if let index = table.attributeIndex(property) {
         // Stored values compare as the attribute's type does, except encoded `Codable`s: two
         // values its `==` calls equal may encode differently, so those are scanned.
         guard case .attribute(let attribute) = table.model.properties[property].kind,
@@ -106,7 +106,7 @@ extension ObjectContext {
       return table.objects(relatedTo: target, through: property).map { ($0, true) }
     }
     // `$0.relationship?.property == value`: find the related objects first.
-    guard term.path.count == 2, let value, table.toOneIndexes[property] != nil,
+    guard term.path.count == 2, let value, table.hasToOneIndex(property),
       let relationship = table.model.relationship(property)
     else { return nil }
     let targets: [ManagedObject]
@@ -116,7 +116,7 @@ extension ObjectContext {
     } else {
       let destination = self.table(for: relationship.destination)
       guard let inner = destination.model.propertyIndex(for: term.path[1]),
-        let innerIndex = destination.attributeIndexes[inner]
+        let innerIndex = destination.attributeIndex(inner)
       else { return nil }
       targets = innerIndex.objects(for: AttributeCodec.encode(value))
     }

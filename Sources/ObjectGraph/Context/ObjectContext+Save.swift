@@ -100,7 +100,7 @@ extension ObjectContext {
         switch property.kind {
         case .attribute:
           // An index where no two objects share a value has no clash to find.
-          guard let uniqueIndex = table.attributeIndexes[index], uniqueIndex.sharedKeyCount > 0
+          guard let uniqueIndex = table.attributeIndex(index), uniqueIndex.sharedKeyCount > 0
           else { continue }
           let value = object.slots[index].value
           let clashes = uniqueIndex.count(for: value)
@@ -187,7 +187,7 @@ extension ObjectContext {
     for record in records {
       switch record {
       case .insert(let object, let position):
-        guard object.trackingContext === self, let id = object.storedObjectID else { return nil }
+        guard object.isTracked(by: self), let id = object.storedObjectID else { return nil }
         edits.append(.insert(id, at: position))
       case .remove(let position):
         edits.append(.remove(at: position))

@@ -146,16 +146,16 @@ public final class ObjectContext {
     var next: ManagedObject? = object
     while let current = next ?? pending.popLast() {
       next = nil
-      if current.trackingContext === self { continue }
+      if current.isTracked(by: self) { continue }
       precondition(
-        current.trackingContext == nil, "ObjectGraph: \(current) belongs to another context")
+        current.trackingReference == nil, "ObjectGraph: \(current) belongs to another context")
       register(current)
       for property in current.model.relationshipIndices {
         switch current.slots[property] {
-        case .toOne(let related?) where related.trackingContext !== self:
+        case .toOne(let related?) where !related.isTracked(by: self):
           pending.append(related)
         case .toMany(let list):
-          for related in list where related.trackingContext !== self { pending.append(related) }
+          for related in list where !related.isTracked(by: self) { pending.append(related) }
         default:
           break
         }
@@ -282,7 +282,10 @@ public final class ObjectContext {
       let entity = Int(objects.entities[position])
       if counts.indices.contains(entity) { counts[entity] += 1 }
     }
-    for (table, count) in zip(tables, counts) { table.reserveCapacity(count) }
+    for (table, count) in zip(tables, counts) {
+      table.reserveCapacity(count)
+      table.deferAttributeIndexes()
+    }
     let ids = objects.ids
     let entities = objects.entities
     let starts = objects.starts
@@ -338,8 +341,7 @@ public final class ObjectContext {
         let model = object.model
         let source = values.baseAddress! + starts[position]
         for (index, relationship) in zip(model.relationshipIndices, model.relationshipModels) {
-          let value = (source + index).move()
-          (source + index).initialize(to: .null)
+          let value = source[index]
           object.slots[index] = try linkedSlot(
             value, index: index, relationship, of: model, id: ids[position])
         }

@@ -72,7 +72,61 @@ struct ValueIndex<Key: IndexKey> {
   ///   copied.
   mutating func add(_ object: ManagedObject, for key: Key) {
     if (entries.count + 1) * 4 > slots.count * 3 { rebuildSlots(toHold: entries.count + 1) }
-    let hash = key.indexHash
+    add(object, for: key, hash: key.indexHash)
+  }
+
+  /// Adds `objects[i]` for `keys[i]`, for every `i`, as ``add(_:for:)`` one by one would.
+  ///
+  /// Into an empty index, the entries are laid out in the order of their keys' home slots,
+  /// and the slots are then written in one sweep: added one by one, each key would touch a
+  /// random place of a table that, for 100,000 keys, no longer fits the faster caches.
+  ///
+  /// - Complexity: O(*n*) in the number of keys.
+  mutating func add(_ objects: [ManagedObject], for keys: [Key]) {
+    precondition(objects.count == keys.count, "one key per object")
+    guard entries.isEmpty else {
+      for (object, key) in zip(objects, keys) { add(object, for: key) }
+      return
+    }
+    let count = keys.count
+    if count * 4 > slots.count * 3 { rebuildSlots(toHold: count) }
+    let mask = slots.count - 1
+    let hashes = keys.map(\.indexHash)
+    // A counting sort on the home slot's range of 64 slots (512 bytes of the table).
+    let rangeShift = 6
+    var rangeStarts = [Int](repeating: 0, count: (mask >> rangeShift) + 2)
+    for hash in hashes { rangeStarts[((hash & mask) >> rangeShift) + 1] += 1 }
+    for range in 1..<rangeStarts.count { rangeStarts[range] += rangeStarts[range - 1] }
+    // Keys and objects are read in their own order and each entry written to its place:
+    // scattered writes cost little, scattered reads (a cache miss each) a lot.
+    entries = [Entry](unsafeUninitializedCapacity: count) { buffer, initialized in
+      for index in 0..<count {
+        let range = (hashes[index] & mask) >> rangeShift
+        (buffer.baseAddress! + rangeStarts[range]).initialize(
+          to: Entry(hash: hashes[index], key: keys[index], bucket: .one(objects[index])))
+        rangeStarts[range] += 1
+      }
+      initialized = count
+    }
+    var repeated: [Int] = []
+    for position in entries.indices {
+      let hash = entries[position].hash
+      let (slot, found) = probe(entries[position].key, hash)
+      if found {
+        // A key held twice: the object joins the first entry's bucket.
+        if case .one(let object) = entries[position].bucket {
+          addToBucket(at: Self.position(in: slots[slot]), object)
+        }
+        repeated.append(position)
+      } else {
+        slots[slot] = Self.tag(of: hash) | UInt64(position + 1)
+      }
+    }
+    for position in repeated.reversed() { removeUnslottedEntry(at: position) }
+  }
+
+  /// Adds an object for a key whose hash is known; the table must have room for one more.
+  private mutating func add(_ object: ManagedObject, for key: Key, hash: Int) {
     let (slot, found) = probe(key, hash)
     guard found else {
       precondition(entries.count < Int(Self.positionMask), "ObjectGraph: index too large")
@@ -80,7 +134,11 @@ struct ValueIndex<Key: IndexKey> {
       entries.append(Entry(hash: hash, key: key, bucket: .one(object)))
       return
     }
-    let position = Self.position(in: slots[slot])
+    addToBucket(at: Self.position(in: slots[slot]), object)
+  }
+
+  /// Adds an object to the bucket of the entry at `position`.
+  private mutating func addToBucket(at position: Int, _ object: ManagedObject) {
     switch takeBucket(at: position) {
     case .one(let existing):
       if existing === object {
@@ -171,6 +229,12 @@ struct ValueIndex<Key: IndexKey> {
   /// back the slots after it), and the last entry moves into the entry's place.
   private mutating func removeEntry(at position: Int, slot: Int) {
     emptySlot(slot)
+    removeUnslottedEntry(at: position)
+  }
+
+  /// Removes the entry at `position`, which no slot refers to: the last entry moves into its
+  /// place.
+  private mutating func removeUnslottedEntry(at position: Int) {
     let last = entries.count - 1
     if position != last {
       // The slot referring to the last entry now refers to `position`.

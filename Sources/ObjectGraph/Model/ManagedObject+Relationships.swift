@@ -172,12 +172,14 @@ extension ManagedObject {
   /// Relating two objects puts them in the same context: whichever is inserted brings the
   /// other in.
   private final func adopt(_ object: ManagedObject) {
-    switch (trackingContext, object.trackingContext) {
-    case (let context?, nil): context.insert(object)
-    case (nil, let context?): context.insert(self)
+    // Compared and called unretained: see ``isTracked(by:)``.
+    switch (trackingReference, object.trackingReference) {
+    case (let context?, nil): context._withUnsafeGuaranteedRef { $0.insert(object) }
+    case (nil, let context?): context._withUnsafeGuaranteedRef { $0.insert(self) }
     case (let mine?, let theirs?):
       precondition(
-        mine === theirs, "ObjectGraph: cannot relate objects of two different contexts")
+        mine.toOpaque() == theirs.toOpaque(),
+        "ObjectGraph: cannot relate objects of two different contexts")
     case (nil, nil): break
     }
   }

@@ -44,6 +44,19 @@ open class ManagedObject: Observable, Hashable {
     set { trackingReference = newValue.map { Unmanaged.passUnretained($0) } }
   }
 
+  /// Whether `context` tracks the object, compared without retaining either context (the
+  /// main context has a side table, where every retain takes the runtime's slow path).
+  @inline(__always)
+  final func isTracked(by context: ObjectContext) -> Bool {
+    trackingReference?.toOpaque() == Unmanaged.passUnretained(context).toOpaque()
+  }
+
+  /// Runs `body` with the tracking context, borrowed (not retained), if there is one.
+  @inline(__always)
+  final func withTrackingContext(_ body: (ObjectContext) -> Void) {
+    trackingReference?._withUnsafeGuaranteedRef(body)
+  }
+
   /// Whether a context tracks the object or anyone observes it: writes must then be told.
   @inline(__always)
   final var isTrackedOrObserved: Bool { trackingReference != nil || observation != nil }
@@ -200,11 +213,11 @@ open class ManagedObject: Observable, Hashable {
   @inline(never)
   private final func writeTrackedSlot(_ index: Int, _ newValue: Slot, edit: ListEditRecord?) {
     if lifecycle == .inserted, observation == nil, !model.isIndexed[index],
-      let context = trackingContext
+      trackingReference != nil
     {
       // A new object's unindexed property: no committed value to keep, no index to move,
       // no one observing it; only the next delivery must hear of the change.
-      context.noteChange(of: self, property: index)
+      withTrackingContext { $0.noteChange(of: self, property: index) }
       slots[index] = newValue
       return
     }
@@ -212,9 +225,9 @@ open class ManagedObject: Observable, Hashable {
     let key = observation == nil ? nil : observationKey(index)
     if let key { observation!.registrar.willSet(self, keyPath: key) }
     let oldValue = slots[index]
-    trackingContext?.objectWillChange(self, property: index, from: oldValue, edit: edit)
+    withTrackingContext { $0.objectWillChange(self, property: index, from: oldValue, edit: edit) }
     slots[index] = newValue
-    trackingContext?.objectDidChange(self, property: index, from: oldValue, to: newValue)
+    withTrackingContext { $0.objectDidChange(self, property: index, from: oldValue, to: newValue) }
     if let key { observation!.registrar.didSet(self, keyPath: key) }
   }
 

@@ -183,7 +183,7 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
   // MARK: Order
 
   private func isMatch(_ object: ManagedObject) -> Bool {
-    guard object.trackingContext === context, object.lifecycle != .deleted,
+    guard object.isTracked(by: context), object.lifecycle != .deleted,
       type(of: object) == T.self
     else { return false }
     guard let predicate = descriptor.predicate else { return true }
