@@ -106,6 +106,27 @@ import Testing
     #expect(try stack.reopened().context.fetchCount(FetchDescriptor<Tag>()) == 2)
   }
 
+  /// Thousands of new unique values are indexed on another thread while the save makes its
+  /// changeset: a clash among them must still fail the save, and nothing is written.
+  @Test(arguments: StoreKind.allCases)
+  func aClashAmongThousandsOfNewObjectsFailsTheSave(kind: StoreKind) throws {
+    let stack = try Stack(kind)
+    let count = EntityTable.backgroundBuildThreshold + 100
+    let tags = (0..<count).map { Tag(name: "tag \($0)") }
+    for tag in tags { stack.context.insert(tag) }
+    tags[count - 1].name = "tag 7"
+    let error = try #require(throws: ObjectGraphError.self) { try stack.context.save() }
+    #expect(error.code == .uniqueConstraint)
+    #expect(error.message.contains("\"tag 7\""))
+    #expect(try stack.store.load().objects.isEmpty)
+    tags[count - 1].name = "last"
+    try stack.context.save()
+    let reopened = try stack.reopened()
+    #expect(try reopened.context.fetchCount(FetchDescriptor<Tag>()) == count)
+    reopened.context.insert(Tag(name: "tag 9"))
+    #expect(throws: ObjectGraphError.self) { try reopened.context.save() }
+  }
+
   @Test func everyClashIsFoundAfterEarlierOnesWereResolved() throws {
     let stack = try Stack()
     let tags = ["a", "b", "c"].map { Tag(name: $0) }

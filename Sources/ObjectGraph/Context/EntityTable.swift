@@ -1,3 +1,5 @@
+import Dispatch
+
 /// One entity's live objects in a context (inserted or saved, not deleted) and the indexes
 /// over them.
 final class EntityTable {
@@ -21,6 +23,10 @@ final class EntityTable {
   /// ``deferAttributeIndexes()``) builds them the first time a fetch or a save needs them,
   /// all at once. Opening 100,000 objects to browse them then costs no index work.
   @exclusivity(unchecked) private(set) var attributeIndexesAreBuilt = true
+  /// The build of the attribute indexes running on another thread, if any.
+  private var pendingBuild: AttributeIndexBuild?
+  /// The fewest objects whose attribute indexes are built on another thread when loaded.
+  static let backgroundBuildThreshold = 4_096
   /// The inverse (to-many) property of each to-one relationship indexed for nil only.
   private var inverseLists: [Int?]
   /// Properties with an index, for quick iteration.
@@ -83,18 +89,42 @@ final class EntityTable {
     attributeIndexesAreBuilt = false
   }
 
-  /// Builds the attribute indexes from the live objects, unless built already.
+  /// Starts building deferred attribute indexes of many objects on another thread, so a
+  /// fetch or save that needs them finds them ready: opening a store then leaves them off
+  /// its path. Until the build is taken (``buildAttributeIndexes()``), every change to the
+  /// table or to an indexed attribute of its objects waits for it first.
+  func startBuildingAttributeIndexes() {
+    guard !attributeIndexesAreBuilt, pendingBuild == nil,
+      objects.count >= Self.backgroundBuildThreshold,
+      indexedProperties.contains(where: { storedAttributeIndexes[$0] != nil })
+    else { return }
+    let build = AttributeIndexBuild(
+      objects: objects, indexes: storedAttributeIndexes, properties: indexedProperties)
+    pendingBuild = build
+    DispatchQueue.global(qos: .userInitiated).async { build.run() }
+  }
+
+  /// Builds the attribute indexes from the live objects, unless built already (taking a
+  /// build started on another thread, once it is done).
   ///
   /// - Complexity: O(*n*) in the live objects, once per table.
   func buildAttributeIndexes() {
     guard !attributeIndexesAreBuilt else { return }
     attributeIndexesAreBuilt = true
-    for property in indexedProperties where storedAttributeIndexes[property] != nil {
-      var keys: [PersistentValue] = []
-      keys.reserveCapacity(objects.count)
-      for object in objects { keys.append(object.slots[property].value) }
-      storedAttributeIndexes[property]!.add(objects, for: keys)
+    if let pendingBuild {
+      storedAttributeIndexes = pendingBuild.waitForIndexes()
+      self.pendingBuild = nil
+      return
     }
+    storedAttributeIndexes = AttributeIndexBuild.build(
+      objects: objects, indexes: storedAttributeIndexes, properties: indexedProperties)
+  }
+
+  /// Waits for an attribute index build running on another thread, if any: called before
+  /// the table or an indexed attribute of one of its objects changes.
+  @inline(__always)
+  func finishPendingBuild() {
+    if pendingBuild != nil { buildAttributeIndexes() }
   }
 
   /// Whether saving this table's objects can break a rule: one of them has a bounded list,
@@ -119,6 +149,7 @@ final class EntityTable {
 
   /// Lets go of every object: the table and its indexes end empty.
   func removeAll() {
+    finishPendingBuild()
     objects = []
     storedAttributeIndexes = storedAttributeIndexes.map { $0.map { _ in ValueIndex() } }
     storedToOneIndexes = storedToOneIndexes.map { $0.map { _ in ValueIndex() } }
@@ -127,6 +158,7 @@ final class EntityTable {
 
   /// Adds a live object and indexes it (in the attribute indexes once they are built).
   func add(_ object: ManagedObject) {
+    finishPendingBuild()
     object.tableIndex = objects.count
     objects.append(object)
     for property in indexedProperties { index(object, property, object.slots[property]) }
@@ -135,6 +167,7 @@ final class EntityTable {
   /// Removes an object and its index entries.
   func remove(_ object: ManagedObject) {
     guard contains(object) else { return }
+    finishPendingBuild()
     let position = object.tableIndex
     let last = objects.removeLast()
     if last !== object {
@@ -190,5 +223,48 @@ final class EntityTable {
       storedToOneIndexes[property]?.remove(object, for: target.map(ObjectIdentifier.init))
     case .toMany, .deferred: break  // registered objects hold no deferred defaults
     }
+  }
+}
+
+/// A build of a table's attribute indexes, run on another thread while the objects are
+/// browsed (see ``EntityTable/startBuildingAttributeIndexes()``).
+///
+/// Unchecked sendable: the build reads the objects' indexed attribute slots, and the table
+/// lets none of them change, nor takes the indexes, before ``waitForIndexes()`` returns.
+private final class AttributeIndexBuild: @unchecked Sendable {
+  private let objects: [ManagedObject]
+  private var indexes: [ValueIndex<PersistentValue>?]
+  private let properties: [Int]
+  private let done = DispatchSemaphore(value: 0)
+
+  init(objects: [ManagedObject], indexes: [ValueIndex<PersistentValue>?], properties: [Int]) {
+    self.objects = objects
+    self.indexes = indexes
+    self.properties = properties
+  }
+
+  func run() {
+    indexes = Self.build(objects: objects, indexes: indexes, properties: properties)
+    done.signal()
+  }
+
+  /// The indexes, once the build is done.
+  func waitForIndexes() -> [ValueIndex<PersistentValue>?] {
+    done.wait()
+    return indexes
+  }
+
+  /// Adds every object to the (empty) index of each indexed attribute.
+  static func build(
+    objects: [ManagedObject], indexes: [ValueIndex<PersistentValue>?], properties: [Int]
+  ) -> [ValueIndex<PersistentValue>?] {
+    var indexes = indexes
+    for property in properties where indexes[property] != nil {
+      var keys: [PersistentValue] = []
+      keys.reserveCapacity(objects.count)
+      for object in objects { keys.append(object.slots[property].value) }
+      indexes[property]!.add(objects, for: keys)
+    }
+    return indexes
   }
 }

@@ -13,8 +13,11 @@ extension ObjectContext {
     processPendingChanges()
     guard hasChanges else { return }
     notifySaveObservers(.willSave)
-    try validate()
+    // Unique attributes of objects not yet indexed (inserted or loaded in bulk) are indexed
+    // on another thread while the changeset is made; validation then waits for them.
+    for table in tables { table.startBuildingAttributeIndexes() }
     let changeset = makeChangeset()
+    try validate()
     try coordinator.save(changeset)
     commit()
     notifySaveObservers(.didSave(changeset))

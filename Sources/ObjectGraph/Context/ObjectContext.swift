@@ -234,6 +234,7 @@ public final class ObjectContext {
     if object.lifecycle == .inserted || object.lifecycle == .persisted {
       noteChange(of: object, property: property)
     }
+    if object.model.isIndexed[property] { table(for: object.model).finishPendingBuild() }
     switch object.lifecycle {
     case .persisted, .deleted:
       let changes: ObjectChanges
@@ -348,6 +349,7 @@ public final class ObjectContext {
         tables[Int(entities[position])].add(object)
       }
     }
+    for table in tables { table.startBuildingAttributeIndexes() }
   }
 
   /// The slot of a loaded object's relationship `index`, from its stored value.
