@@ -291,6 +291,16 @@ public final class ObjectContext {
     let entities = objects.entities
     let starts = objects.starts
     try objects.withMutableValues { values in
+      // The live objects' values, with removed objects' (all `.null`) left out.
+      var liveValueCount = values.count
+      for position in ids.indices where entities[position] == PackedObjects.removed {
+        liveValueCount -=
+          PackedObjects.valueRange(
+            position, starts: starts, valueCount: values.count
+          ).count
+      }
+      let slab = SlotSlab(capacity: liveValueCount)
+      var nextSlot = slab.base
       try state.run(.materialize, model: nil) {
         for position in ids.indices where entities[position] != PackedObjects.removed {
           let id = ids[position]
@@ -310,7 +320,8 @@ public final class ObjectContext {
           }
           // Attribute slots take their stored values (moved out, `.null` left behind);
           // relationship slots start empty and are linked once every object exists.
-          let slots = UnsafeMutablePointer<Slot>.allocate(capacity: max(valueCount, 1))
+          let slots = nextSlot
+          nextSlot += valueCount
           let source = values.baseAddress! + range.lowerBound
           for (index, empty) in model.emptyRelationshipSlots.enumerated() {
             if let empty {
@@ -320,7 +331,7 @@ public final class ObjectContext {
               (source + index).initialize(to: .null)
             }
           }
-          state.prepare(slots, count: valueCount, model: model)
+          state.prepare(slots, count: valueCount, in: slab, model: model)
           let object = model.type.init()
           object.storedObjectID = id
           object.lifecycle = .persisted

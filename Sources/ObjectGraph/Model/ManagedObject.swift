@@ -30,6 +30,10 @@ open class ManagedObject: Observable, Hashable {
   /// exclusivity check and no copy-on-write check.
   @usableFromInline final let slots: UnsafeMutablePointer<Slot>
   final let slotCount: Int
+  /// The memory the slots are in when the object was loaded with others (the slots of
+  /// a store's objects are laid out one after another, in one allocation); nil when the
+  /// object owns its slots' allocation.
+  private final let slab: SlotSlab?
   /// The class's model (a placeholder for the prototype that describes the class).
   final let model: EntityModel
   /// Whether this is the instance that describes the class (see ``ModelRegistry``).
@@ -105,6 +109,7 @@ open class ManagedObject: Observable, Hashable {
     let frame = ModelBuildState.withCurrent { $0.takeFrame(for: Self.self) }
     slots = frame.slots
     slotCount = frame.count
+    slab = frame.slab
     isPrototype = frame.mode == .describe
     if let model = frame.model {
       self.model = model
@@ -120,7 +125,7 @@ open class ManagedObject: Observable, Hashable {
     // One slot at a time: moving a value out destroys it with code specialized for `Slot`,
     // where `deinitialize(count:)` goes through the runtime's generic value witnesses.
     for index in 0..<slotCount { _ = (slots + index).move() }
-    slots.deallocate()
+    if slab == nil { slots.deallocate() }  // else the slab frees it with its last object
   }
 
   // MARK: Identity

@@ -72,6 +72,8 @@ final class ModelBuildState {
   var blueprints: [PropertyBlueprint] = []
   /// The model handed to the object being materialized or described, if known.
   var model: EntityModel?
+  /// The memory holding the slots of the object being materialized.
+  var preparedSlab: SlotSlab?
   /// The model of the last class whose objects were created here, to skip the registry.
   var lastModel: EntityModel?
   /// The property number a prototype's wrapper answered last (see
@@ -112,11 +114,15 @@ final class ModelBuildState {
     return key
   }()
 
-  /// Hands the loader's slots to the object about to be materialized: its wrappers only
-  /// count themselves (``nextPreparedIndex()``), and its `ManagedObject.init` takes them.
-  func prepare(_ slots: UnsafeMutablePointer<Slot>, count: Int, model: EntityModel) {
+  /// Hands the loader's slots (in `slab`) to the object about to be materialized: its
+  /// wrappers only count themselves (``nextPreparedIndex()``), and its `ManagedObject.init`
+  /// takes them.
+  func prepare(
+    _ slots: UnsafeMutablePointer<Slot>, count: Int, in slab: SlotSlab, model: EntityModel
+  ) {
     mode = .materialize
     self.model = model
+    preparedSlab = slab
     hot.pointee.prepared = slots
     hot.pointee.preparedCount = count
     hot.pointee.nextPrepared = 0
@@ -179,7 +185,8 @@ final class ModelBuildState {
 
   /// Takes the frame for the object whose `ManagedObject.init` is running.
   func takeFrame(for type: ManagedObject.Type) -> (
-    slots: UnsafeMutablePointer<Slot>, count: Int, model: EntityModel?, mode: Mode
+    slots: UnsafeMutablePointer<Slot>, count: Int, slab: SlotSlab?, model: EntityModel?,
+    mode: Mode
   ) {
     if mode == .materialize, let prepared = hot.pointee.prepared {
       precondition(
@@ -189,8 +196,9 @@ final class ModelBuildState {
       hot.pointee.prepared = nil
       let frameModel = model
       model = nil
+      let slab = preparedSlab.take()
       mode = .create  // objects created later in this initializer's body are user objects
-      return (prepared, hot.pointee.preparedCount, frameModel, .materialize)
+      return (prepared, hot.pointee.preparedCount, slab, frameModel, .materialize)
     }
     let (storage, count) = slots.popFrame(from: frameStart)
     var frameModel = model
@@ -201,7 +209,7 @@ final class ModelBuildState {
     let frameMode = mode
     // Objects created later in this initializer's body are plain user objects.
     if mode == .materialize { mode = .create }
-    return (storage, count, frameModel, frameMode)
+    return (storage, count, nil, frameModel, frameMode)
   }
 }
 
