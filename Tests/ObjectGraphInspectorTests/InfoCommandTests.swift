@@ -15,7 +15,7 @@ import Testing
     #expect(run.status == 0)
     #expect(run.errors.isEmpty)
     let lines = run.output.split(separator: "\n").map(String.init)
-    #expect(lines.contains("Format version:  1"))
+    #expect(lines.contains("Format version:  2"))
     #expect(lines.contains("File size:       \(size) bytes"))
     #expect(lines.contains("Objects:         8"))
     #expect(

@@ -97,10 +97,10 @@ import Testing
     let url = directory.file("boxes.ogstore")
     try twoSaves(at: url)
     var bytes = try contents(of: url)
-    bytes[8] = 2
+    bytes[8] = 3
     try write(bytes, to: url)
     expectProblem(
-      inspect("verify", url.path), code: .unsupportedFormat, offset: 8, "format version 2")
+      inspect("verify", url.path), code: .unsupportedFormat, offset: 8, "format version 3")
     let info = inspect("info", url.path)
     #expect(info.status == InspectorError.Code.unsupportedFormat.rawValue)
     #expect(info.errorLines.count == 1)

@@ -51,18 +51,43 @@ struct ObjectList: Sendable {
 
   var isEmpty: Bool { count == 0 }
 
+  /// The number of positions: the objects, and for a packed list the removed ones among
+  /// them.
+  var positionCount: Int {
+    switch storage {
+    case .snapshots(let snapshots): snapshots.count
+    case .packed(let packed): packed.positionCount
+    }
+  }
+
+  /// The number of objects at `positions`.
+  func count(in positions: Range<Int>) -> Int {
+    switch storage {
+    case .snapshots: positions.count
+    case .packed(let packed): positions.lazy.filter { packed.isLive($0) }.count
+    }
+  }
+
   /// Calls `body` with each object's id, entity and values, in order, making no snapshot.
   func forEach(
     _ body: (ObjectID, Int, UnsafeBufferPointer<PersistentValue>) throws -> Void
   ) rethrows {
+    try forEach(in: 0..<positionCount, body)
+  }
+
+  /// Calls `body` with the id, entity and values of each object at `positions`, in order.
+  func forEach(
+    in positions: Range<Int>,
+    _ body: (ObjectID, Int, UnsafeBufferPointer<PersistentValue>) throws -> Void
+  ) rethrows {
     switch storage {
     case .snapshots(let snapshots):
-      for snapshot in snapshots {
+      for snapshot in snapshots[positions] {
         try snapshot.values.withUnsafeBufferPointer { try body(snapshot.id, snapshot.entity, $0) }
       }
     case .packed(let packed):
       try packed.values.withUnsafeBufferPointer { values in
-        for position in 0..<packed.positionCount where packed.isLive(position) {
+        for position in positions where packed.isLive(position) {
           try body(
             packed.ids[position], Int(packed.entities[position]),
             UnsafeBufferPointer(rebasing: values[packed.valueRange(position)]))

@@ -36,7 +36,7 @@ import Testing
       case .sqlite: return Array("SQLite format 3\0".utf8) + [UInt8](repeating: 1, count: 84)
       case .newerVersion:
         var bytes = validStore
-        bytes[8] = 2
+        bytes[8] = UInt8(BinaryFormat.currentVersion + 1)
         return bytes
       case .damagedHeader:
         var bytes = validStore
@@ -71,6 +71,47 @@ import Testing
         == bad.expectedCode)
   }
 
+  /// A file of format version 1 (no snapshot in parts) is read and written in version 1
+  /// until a compaction rewrites it in the current version.
+  @Test func aVersionOneFileStaysReadableAndIsUpgradedByCompaction() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("store")
+    var header = try BinaryStoreHeader.encode(schema: ConformanceSchema.schema)
+    header[8] = 1
+    let checksumOffset = header.count - 4
+    let checksum = CRC32C.checksum(Array(header[..<checksumOffset]))
+    withUnsafeBytes(of: checksum.littleEndian) {
+      header.replaceSubrange(checksumOffset..., with: $0)
+    }
+    try writeFile(url, header)
+    let objects = (UInt64(1)...30).map { ConformanceSchema.item($0, title: "Item \($0)") }
+    let store = BinaryStore(url: url)
+    try store.open(schema: ConformanceSchema.schema)
+    #expect(store.statistics.formatVersion == 1)
+    try store.save(Changeset(inserted: objects, nextObjectNumber: 100))
+    store.close()
+    // The save into the empty store is a snapshot of version 1's kind.
+    #expect(try fileBytes(url)[header.count + BinaryFormat.frameHeaderSize] == 2)
+    #expect(try BinaryStoreHeader.read(from: url).formatVersion == 1)
+
+    let reopened = BinaryStore(url: url)
+    try reopened.open(schema: ConformanceSchema.schema)
+    #expect(try reopened.load().objects == objects)
+    try reopened.compact()
+    #expect(reopened.statistics.formatVersion == Int(BinaryFormat.currentVersion))
+    reopened.close()
+    let compacted = try fileBytes(url)
+    let newHeader = try BinaryStoreHeader.read(from: url)
+    #expect(newHeader.formatVersion == Int(BinaryFormat.currentVersion))
+    #expect(
+      compacted[newHeader.byteCount + BinaryFormat.frameHeaderSize]
+        == BinaryFormat.RecordKind.snapshotInParts.rawValue)
+    let upgraded = BinaryStore(url: url)
+    try upgraded.open(schema: ConformanceSchema.schema)
+    #expect(try upgraded.load().objects == objects)
+    upgraded.close()
+  }
+
   @Test func anotherSchemaIsRefusedSayingWhatDiffers() throws {
     let directory = try TemporaryDirectory()
     let url = directory.file("store")
@@ -91,11 +132,11 @@ import Testing
     try writeFile(url, try validStoreBytes(in: directory))
     let header = try BinaryStoreHeader.read(from: url)
     #expect(header.schema == ConformanceSchema.schema)
-    #expect(header.formatVersion == 1)
+    #expect(header.formatVersion == Int(BinaryFormat.currentVersion))
     let store = BinaryStore(url: url)
     try store.open(schema: header.schema)
     #expect(try store.load().objects.count == 5)
-    #expect(store.statistics.formatVersion == 1)
+    #expect(store.statistics.formatVersion == Int(BinaryFormat.currentVersion))
     #expect(store.statistics.fileBytes == fileLength(url))
     store.close()
     try writeFile(url, Array("not a store".utf8))

@@ -55,7 +55,7 @@ import Testing
   @Test func theHeaderStartsWithTheMagicAndVersion() throws {
     let header = try BinaryStoreHeader.encode(schema: ConformanceSchema.schema)
     #expect(Array(header.prefix(8)) == BinaryFormat.magic)
-    #expect(header[8] == 1 && header[9] == 0)
+    #expect(header[8] == 2 && header[9] == 0)
     let decoded = try header.withUnsafeBytes { try BinaryStoreHeader.decode($0) }
     #expect(decoded.schema == ConformanceSchema.schema)
     #expect(decoded.byteCount == header.count)
@@ -75,6 +75,104 @@ import Testing
     }
     let record = try RecordWriter.encodeSnapshot(boxes, nextObjectNumber: 1_001)
     #expect(record.objectBytes / record.objectCount <= 36)
+  }
+
+  /// A snapshot in parts (format version 2) decodes to the same list as a plain one, each
+  /// part's value context starting afresh: strings and dates that would share with the
+  /// previous part's last object are written whole.
+  @Test(arguments: [1, 2, 3, 7])
+  func aSnapshotInPartsDecodesAsOneList(partCount: Int) throws {
+    let objects = (UInt64(1)...500).map { number in
+      ConformanceSchema.item(number, title: "Item number \(number)")
+    }
+    let plain = try RecordWriter.encodeSnapshot(objects, nextObjectNumber: 600, inParts: false)
+    let parted = try RecordWriter.encodeSnapshot(
+      objects, nextObjectNumber: 600, partCount: partCount)
+    #expect(plain.bytes[BinaryFormat.frameHeaderSize] == BinaryFormat.RecordKind.snapshot.rawValue)
+    #expect(
+      parted.bytes[BinaryFormat.frameHeaderSize]
+        == BinaryFormat.RecordKind.snapshotInParts.rawValue)
+    #expect(parted.objectCount == objects.count)
+    for record in [plain.bytes, parted.bytes] {
+      let decoded = try Self.decode(
+        payload: Array(record[BinaryFormat.frameHeaderSize..<(record.count - 4)]))
+      guard case .snapshot(let decodedObjects, let next) = decoded.record else {
+        Issue.record("expected a snapshot record")
+        return
+      }
+      #expect(decodedObjects.snapshots == objects)
+      #expect(next == 600)
+      #expect(decoded.objectCount == objects.count)
+    }
+  }
+
+  /// A snapshot in parts whose table does not match its parts is refused with a format
+  /// error, never read past its bytes.
+  @Test func aSnapshotWithADamagedPartTableIsRefused() throws {
+    let objects = (UInt64(1)...40).map { ConformanceSchema.item($0, title: "Item \($0)") }
+    let record = try RecordWriter.encodeSnapshot(objects, nextObjectNumber: 50, partCount: 2)
+    let payload = Array(record.bytes[BinaryFormat.frameHeaderSize..<(record.bytes.count - 4)])
+    // Take the payload apart: kind, next object number, table, parts.
+    var reader = ByteReader(UnsafeRawBufferPointer(start: nil, count: 0), origin: 0)
+    var table: [(objects: Int, bytes: Int)] = []
+    var bodyStart = 0
+    try payload.withUnsafeBytes { bytes in
+      reader = ByteReader(bytes, origin: 0)
+      _ = try reader.readByte()
+      _ = try reader.readVarint()
+      for _ in 0..<(try reader.readCount()) {
+        table.append((try reader.readCount(), try reader.readCount()))
+      }
+      bodyStart = reader.fileOffset
+    }
+    let body = Array(payload[bodyStart...])
+    func rebuilt(_ table: [(objects: Int, bytes: Int)], body: [UInt8]) -> [UInt8] {
+      var writer = ByteWriter(capacity: 64)
+      writer.write(BinaryFormat.RecordKind.snapshotInParts.rawValue)
+      writer.writeVarint(50)
+      writer.writeVarint(UInt64(table.count))
+      for part in table {
+        writer.writeVarint(UInt64(part.objects))
+        writer.writeVarint(UInt64(part.bytes))
+      }
+      return writer.bytes + body
+    }
+    #expect(table.count == 2 && table[0].bytes + table[1].bytes == body.count)
+    let good = try Self.decode(payload: rebuilt(table, body: body))
+    guard case .snapshot(let decoded, _) = good.record else {
+      Issue.record("expected a snapshot record")
+      return
+    }
+    #expect(decoded.snapshots == objects)
+    let damaged: [(String, [UInt8])] = [
+      ("no parts", rebuilt([], body: [])),
+      (
+        "parts' table gives",
+        rebuilt([table[0], (table[1].objects, table[1].bytes + 1)], body: body)
+      ),
+      ("parts' table gives", rebuilt(table, body: body + [0])),
+      (
+        "unexpected bytes",
+        rebuilt(
+          [(table[0].objects, table[0].bytes + 1), (table[1].objects, table[1].bytes - 1)],
+          body: body)
+      ),
+      ("end of record", rebuilt([(table[0].objects + 1, table[0].bytes), table[1]], body: body)),
+      (
+        "unexpected bytes", rebuilt([(table[0].objects - 1, table[0].bytes), table[1]], body: body)
+      ),
+    ]
+    for (words, payload) in damaged {
+      let error = try #require(throws: FormatError.self) { try Self.decode(payload: payload) }
+      #expect(error.message.contains(words), "\(error.message)")
+      #expect(error.offset >= 0 && error.offset <= payload.count)
+    }
+  }
+
+  private static func decode(payload: [UInt8]) throws -> RecordReader.Decoded {
+    try payload.withUnsafeBytes { bytes in
+      try RecordReader.decode(bytes, at: 0, schema: ConformanceSchema.schema)
+    }
   }
 
   @Test func stringsSharingPrefixesOfEveryLengthDecodeAsWritten() throws {

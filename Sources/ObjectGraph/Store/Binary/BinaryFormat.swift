@@ -1,4 +1,4 @@
-/// The constants of the binary store's file format, version 1.
+/// The constants of the binary store's file format, version 2.
 ///
 /// The layout is described byte by byte in `FORMAT.md`; every number here appears there.
 /// All multi-byte integers are little-endian; `varint` is unsigned LEB128 (at most 10 bytes)
@@ -9,8 +9,14 @@ enum BinaryFormat {
   /// The high first byte and the line endings catch files mangled by text-mode transfers.
   static let magic: [UInt8] = [0x89, 0x4F, 0x47, 0x42, 0x53, 0x0D, 0x0A, 0x1A]
 
-  /// The format version this code writes and the newest it reads.
-  static let currentVersion: UInt16 = 1
+  /// The format version this code writes and the newest it reads. Version 2 added the
+  /// snapshot in parts (record kind 3); a version 1 file is still read, and written to with
+  /// version 1 records.
+  static let currentVersion: UInt16 = 2
+
+  /// The fewest objects in each part of a snapshot in parts (see
+  /// ``RecordKind/snapshotInParts``).
+  static let minimumObjectsPerPart = 8_192
 
   /// Bytes before the schema in the header: magic, version, flags, schema length.
   static let headerPrefixSize = 16
@@ -37,6 +43,9 @@ enum BinaryFormat {
     case changeset = 1
     /// The whole live graph, replacing everything before it (written by compaction).
     case snapshot = 2
+    /// A snapshot whose objects are split into parts that decode on their own, so that
+    /// several threads decode it at once (format version 2).
+    case snapshotInParts = 3
   }
 
   /// The kind of a change in an update.

@@ -140,7 +140,8 @@ public final class BinaryStore: PersistentStore {
         let record =
           isWholeGraph
           ? try RecordWriter.encodeSnapshot(
-            changeset.insertedObjects, nextObjectNumber: state.shapes.nextObjectNumber)
+            changeset.insertedObjects, nextObjectNumber: state.shapes.nextObjectNumber,
+            inParts: state.header.formatVersion >= 2)
           : try RecordWriter.encode(changeset)
         if state.directoryNeedsSync {
           try StoreFile.synchronizeDirectory(of: url, probe: probe)
@@ -294,6 +295,7 @@ public final class BinaryStore: PersistentStore {
     state.file = installed.file
     state.directoryNeedsSync = !installed.directorySynced
     state.header.byteCount = header.count
+    state.header.formatVersion = Int(BinaryFormat.currentVersion)
     state.recordsSinceCompaction = 1
     state.shapes.resetObjectSizeSample(bytes: record.objectBytes, count: record.objectCount)
   }

@@ -61,6 +61,11 @@ struct RecordReader {
       let objects = try decoder.readObjects()
       objectCount = objects.positionCount
       record = .snapshot(objects: objects, nextObjectNumber: next)
+    case .snapshotInParts:
+      let next = try decoder.reader.readVarint()
+      let objects = try decoder.readParts()
+      objectCount = objects.positionCount
+      record = .snapshot(objects: objects, nextObjectNumber: next)
     case nil:
       throw FormatError(offset: kindOffset, message: "unknown record kind \(kindByte)")
     }
@@ -101,12 +106,64 @@ struct RecordReader {
       inserted: inserted, updated: updated, deleted: deleted, nextObjectNumber: next)
   }
 
+  /// Reads the parts of a snapshot in parts, one after another, into one list. Every part
+  /// must decode on its own (its value context starts afresh) and take exactly the bytes its
+  /// table entry gives.
+  ///
+  /// The parts could be decoded on several threads at once; measured, it did not pay: the
+  /// other thread's allocations (the strings, half the values) come from a heap of its own,
+  /// fresh memory whose page faults cost what the second core saved.
+  private mutating func readParts() throws(FormatError) -> PackedObjects {
+    let tableOffset = reader.fileOffset
+    let partCount = try reader.readCount(minimumElementSize: 2)
+    guard partCount > 0 else { throw FormatError(offset: tableOffset, message: "no parts") }
+    var parts: [(objectCount: Int, byteCount: Int)] = []
+    var objectTotal = 0
+    var byteTotal = 0
+    for _ in 0..<partCount {
+      let part = (
+        objectCount: try reader.readCount(minimumElementSize: 3), byteCount: try reader.readCount()
+      )
+      parts.append(part)
+      objectTotal += part.objectCount
+      byteTotal += part.byteCount
+    }
+    guard byteTotal == reader.remaining else {
+      throw reader.failure(
+        "the parts' table gives \(byteTotal) bytes, \(reader.remaining) are left")
+    }
+    var objects = PackedObjects()
+    objects.reserveCapacity(
+      objects: objectTotal, values: min(byteTotal, objectTotal * (valueCounts.max() ?? 0)))
+    for (number, part) in parts.enumerated() {
+      let partOffset = reader.fileOffset
+      var decoder = RecordReader(
+        ByteReader(try reader.readBytes(part.byteCount), origin: partOffset),
+        valueCounts: valueCounts)
+      try decoder.readObjects(count: part.objectCount, into: &objects)
+      guard decoder.reader.isAtEnd else {
+        throw decoder.reader.failure(
+          "\(decoder.reader.remaining) unexpected bytes after part \(number + 1) of \(partCount)")
+      }
+      objectBytes += decoder.objectBytes
+    }
+    return objects
+  }
+
   private mutating func readObjects() throws(FormatError) -> PackedObjects {
     let count = try reader.readCount(minimumElementSize: 3)
     var objects = PackedObjects()
     // Exact for one entity; never more than the payload could hold (a value takes a byte).
     objects.reserveCapacity(
       objects: count, values: min(reader.remaining, count * (valueCounts.max() ?? 0)))
+    try readObjects(count: count, into: &objects)
+    return objects
+  }
+
+  /// Reads `count` objects, appending them to `objects`.
+  private mutating func readObjects(count: Int, into objects: inout PackedObjects)
+    throws(FormatError)
+  {
     var previousID: UInt64 = 0
     for _ in 0..<count {
       let start = reader.fileOffset
@@ -126,7 +183,6 @@ struct RecordReader {
       }
       objectBytes += reader.fileOffset - start
     }
-    return objects
   }
 
   private mutating func readChange(owner: ObjectID) throws(FormatError) -> PropertyChange {

@@ -48,6 +48,11 @@ struct RecordWriter: ~Copyable {
     writer.write(kind.rawValue)
   }
 
+  /// A writer of one part of a snapshot in parts: no framing, fresh value context.
+  private init(partCapacity: Int) {
+    writer = ByteWriter(capacity: partCapacity)
+  }
+
   /// The framed record of one save.
   ///
   /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/invalidValue`` when
@@ -84,18 +89,68 @@ struct RecordWriter: ~Copyable {
   /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/invalidValue`` when
   ///   the record would exceed the format's 4 GiB record limit.
   /// - Complexity: O(*n*) in the number of objects and values.
-  static func encodeSnapshot(_ objects: [ObjectSnapshot], nextObjectNumber: UInt64) throws
-    -> Record
-  {
-    try encodeSnapshot(ObjectList(objects), nextObjectNumber: nextObjectNumber)
+  static func encodeSnapshot(
+    _ objects: [ObjectSnapshot], nextObjectNumber: UInt64, inParts: Bool = true,
+    partCount: Int? = nil
+  ) throws -> Record {
+    try encodeSnapshot(
+      ObjectList(objects), nextObjectNumber: nextObjectNumber, inParts: inParts,
+      partCount: partCount)
   }
 
   /// The framed record of a whole graph, from a list of objects (packed or not).
-  static func encodeSnapshot(_ objects: ObjectList, nextObjectNumber: UInt64) throws -> Record {
-    var record = RecordWriter(kind: .snapshot, capacity: 64 + objects.count * 48)
+  ///
+  /// - Parameters:
+  ///   - inParts: Whether to write a snapshot in parts (format version 2), encoded on as
+  ///     many threads as there are parts; a version 1 file takes a plain snapshot.
+  ///   - partCount: The number of parts; by default one per core, each of at least
+  ///     ``BinaryFormat/minimumObjectsPerPart`` objects.
+  static func encodeSnapshot(
+    _ objects: ObjectList, nextObjectNumber: UInt64, inParts: Bool = true, partCount: Int? = nil
+  ) throws -> Record {
+    guard inParts else {
+      var record = RecordWriter(kind: .snapshot, capacity: 64 + objects.count * 48)
+      record.writer.writeVarint(nextObjectNumber)
+      record.writeObjects(objects)
+      return try record.finish()
+    }
+    // Parts of about equal numbers of positions; each starts its value context afresh.
+    let partCount = max(
+      partCount
+        ?? Parallel.pieceCount(
+          for: objects.count, minimumPerPiece: BinaryFormat.minimumObjectsPerPart), 1)
+    let bounds = (0...partCount).map { objects.positionCount * $0 / partCount }
+    var parts = [EncodedPart?](repeating: nil, count: partCount)
+    parts.withUnsafeMutableBufferPointer { parts in
+      Parallel.forEach(partCount) { part in
+        let positions = bounds[part]..<bounds[part + 1]
+        var encoder = RecordWriter(partCapacity: 64 + positions.count * 48)
+        encoder.writeObjectRun(objects, in: positions)
+        parts[part] = EncodedPart(
+          bytes: encoder.writer.bytes, objectCount: encoder.objectCount,
+          objectBytes: encoder.objectBytes)
+      }
+    }
+    var record = RecordWriter(kind: .snapshotInParts, capacity: 64 + objects.count * 48)
     record.writer.writeVarint(nextObjectNumber)
-    record.writeObjects(objects)
+    record.writer.writeVarint(UInt64(partCount))
+    for part in parts {
+      record.writer.writeVarint(UInt64(part!.objectCount))
+      record.writer.writeVarint(UInt64(part!.bytes.count))
+    }
+    for part in parts {
+      record.writer.write(part!.bytes)
+      record.objectBytes += part!.objectBytes
+      record.objectCount += part!.objectCount
+    }
     return try record.finish()
+  }
+
+  /// One part of a snapshot in parts, encoded.
+  private struct EncodedPart {
+    var bytes: [UInt8]
+    var objectCount: Int
+    var objectBytes: Int
   }
 
   private consuming func finish() throws -> Record {
@@ -113,8 +168,13 @@ struct RecordWriter: ~Copyable {
 
   private mutating func writeObjects(_ objects: ObjectList) {
     writer.writeVarint(UInt64(objects.count))
+    writeObjectRun(objects, in: 0..<objects.positionCount)
+  }
+
+  /// Writes the objects at `positions`, without their count.
+  private mutating func writeObjectRun(_ objects: ObjectList, in positions: Range<Int>) {
     var previousID: UInt64 = 0
-    objects.forEach { id, entity, values in
+    objects.forEach(in: positions) { id, entity, values in
       let start = writer.count
       writer.writeDelta(id.rawValue, from: previousID)
       previousID = id.rawValue
@@ -124,8 +184,8 @@ struct RecordWriter: ~Copyable {
         writeValue(value, property: property, owner: id)
       }
       objectBytes += writer.count - start
+      objectCount += 1
     }
-    objectCount += objects.count
   }
 
   private mutating func writeChange(_ change: PropertyChange, owner: ObjectID) {
