@@ -21,6 +21,82 @@ struct PackedObjects: Sendable {
 
   init() {}
 
+  /// Packs objects that `fill` writes, at most `objectCapacity` objects of at most
+  /// `valueCapacity` values in all, straight into the storage of the arrays: a decoder
+  /// adding 600,000 values one `append` at a time paid a uniqueness and a capacity check
+  /// for each.
+  ///
+  /// - Throws: What `fill` throws; the objects written until then are freed.
+  static func filling<Failure: Error>(
+    objectCapacity: Int, valueCapacity: Int,
+    _ fill: (inout Filler) throws(Failure) -> Void
+  ) throws(Failure) -> PackedObjects {
+    var objects = PackedObjects()
+    var failure: Failure?
+    var objectCount = 0
+    objects.ids = [ObjectID](unsafeUninitializedCapacity: objectCapacity) { ids, idCount in
+      objects.entities = [Int32](unsafeUninitializedCapacity: objectCapacity) {
+        entities, entityCount in
+        objects.starts = [Int](unsafeUninitializedCapacity: objectCapacity) { starts, startCount in
+          objects.values = [PersistentValue](unsafeUninitializedCapacity: valueCapacity) {
+            values, valueCount in
+            var filler = Filler(
+              ids: ids.baseAddress!, entities: entities.baseAddress!, starts: starts.baseAddress!,
+              values: values.baseAddress!, objectCapacity: objectCapacity,
+              valueCapacity: valueCapacity)
+            do throws(Failure) {
+              try fill(&filler)
+            } catch {
+              failure = error
+            }
+            valueCount = filler.valueCount
+            objectCount = filler.objectCount
+          }
+          startCount = objectCount
+        }
+        entityCount = objectCount
+      }
+      idCount = objectCount
+    }
+    if let failure { throw failure }
+    objects.liveCount = objectCount
+    return objects
+  }
+
+  /// Writes objects and their values into storage made for them (see
+  /// ``filling(objectCapacity:valueCapacity:_:)``), checking only that it has room.
+  struct Filler {
+    fileprivate let ids: UnsafeMutablePointer<ObjectID>
+    fileprivate let entities: UnsafeMutablePointer<Int32>
+    fileprivate let starts: UnsafeMutablePointer<Int>
+    fileprivate let values: UnsafeMutablePointer<PersistentValue>
+    let objectCapacity: Int
+    let valueCapacity: Int
+    fileprivate(set) var objectCount = 0
+    fileprivate(set) var valueCount = 0
+
+    /// Whether another object with `valueCount` values fits.
+    func hasRoom(forValues count: Int) -> Bool {
+      objectCount < objectCapacity && count <= valueCapacity - valueCount
+    }
+
+    /// Starts a new object, which must fit (``hasRoom(forValues:)``); its values follow.
+    @inline(__always)
+    mutating func beginObject(id: ObjectID, entity: Int) {
+      (ids + objectCount).initialize(to: id)
+      (entities + objectCount).initialize(to: Int32(entity))
+      (starts + objectCount).initialize(to: valueCount)
+      objectCount += 1
+    }
+
+    /// Adds a value to the object begun last.
+    @inline(__always)
+    mutating func appendValue(_ value: consuming PersistentValue) {
+      (values + valueCount).initialize(to: value)
+      valueCount += 1
+    }
+  }
+
   /// Packs snapshots, in their order.
   init(_ snapshots: [ObjectSnapshot]) {
     reserveCapacity(objects: snapshots.count, values: snapshots.reduce(0) { $0 + $1.values.count })

@@ -132,36 +132,38 @@ struct RecordReader {
       throw reader.failure(
         "the parts' table gives \(byteTotal) bytes, \(reader.remaining) are left")
     }
-    var objects = PackedObjects()
-    objects.reserveCapacity(
-      objects: objectTotal, values: min(byteTotal, objectTotal * (valueCounts.max() ?? 0)))
-    for (number, part) in parts.enumerated() {
-      let partOffset = reader.fileOffset
-      var decoder = RecordReader(
-        ByteReader(try reader.readBytes(part.byteCount), origin: partOffset),
-        valueCounts: valueCounts)
-      try decoder.readObjects(count: part.objectCount, into: &objects)
-      guard decoder.reader.isAtEnd else {
-        throw decoder.reader.failure(
-          "\(decoder.reader.remaining) unexpected bytes after part \(number + 1) of \(partCount)")
+    return try PackedObjects.filling(
+      objectCapacity: objectTotal,
+      valueCapacity: min(byteTotal, objectTotal * (valueCounts.max() ?? 0))
+    ) { (objects: inout PackedObjects.Filler) throws(FormatError) in
+      for (number, part) in parts.enumerated() {
+        let partOffset = reader.fileOffset
+        var decoder = RecordReader(
+          ByteReader(try reader.readBytes(part.byteCount), origin: partOffset),
+          valueCounts: valueCounts)
+        try decoder.readObjects(count: part.objectCount, into: &objects)
+        guard decoder.reader.isAtEnd else {
+          throw decoder.reader.failure(
+            "\(decoder.reader.remaining) unexpected bytes after part \(number + 1) of \(partCount)"
+          )
+        }
+        objectBytes += decoder.objectBytes
       }
-      objectBytes += decoder.objectBytes
     }
-    return objects
   }
 
   private mutating func readObjects() throws(FormatError) -> PackedObjects {
     let count = try reader.readCount(minimumElementSize: 3)
-    var objects = PackedObjects()
     // Exact for one entity; never more than the payload could hold (a value takes a byte).
-    objects.reserveCapacity(
-      objects: count, values: min(reader.remaining, count * (valueCounts.max() ?? 0)))
-    try readObjects(count: count, into: &objects)
-    return objects
+    return try PackedObjects.filling(
+      objectCapacity: count, valueCapacity: min(reader.remaining, count * (valueCounts.max() ?? 0))
+    ) { (objects: inout PackedObjects.Filler) throws(FormatError) in
+      try readObjects(count: count, into: &objects)
+    }
   }
 
-  /// Reads `count` objects, appending them to `objects`.
-  private mutating func readObjects(count: Int, into objects: inout PackedObjects)
+  /// Reads `count` objects, adding them to `objects`.
+  private mutating func readObjects(count: Int, into objects: inout PackedObjects.Filler)
     throws(FormatError)
   {
     var previousID: UInt64 = 0
@@ -176,6 +178,9 @@ struct RecordReader {
           offset: start,
           message: "object \(id) of entity \(entity) has \(valueCount) values, which no entity "
             + "of the schema has")
+      }
+      guard objects.hasRoom(forValues: valueCount) else {
+        throw FormatError(offset: start, message: "more objects or values than the record holds")
       }
       objects.beginObject(id: id, entity: entity)
       for property in 0..<valueCount {
