@@ -161,7 +161,17 @@ final class EntityTable {
     finishPendingBuild()
     object.tableIndex = objects.count
     objects.append(object)
-    for property in indexedProperties { index(object, property, object.slots[property]) }
+    for property in indexedProperties {
+      // The common cases read the slot in place: copying it retains what it holds.
+      if storedToOneIndexes[property] != nil, inverseLists[property] != nil {
+        if case .toOne(.none) = object.slots[property] {
+          storedToOneIndexes[property]!.add(object, for: nil)
+        }
+        continue
+      }
+      if !attributeIndexesAreBuilt, storedAttributeIndexes[property] != nil { continue }
+      index(object, property, object.slots[property])
+    }
   }
 
   /// Removes an object and its index entries.

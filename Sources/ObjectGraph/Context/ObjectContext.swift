@@ -301,15 +301,24 @@ public final class ObjectContext {
       }
       let slab = SlotSlab(capacity: liveValueCount)
       var nextSlot = slab.base
+      // The model of the entity of the object before, kept while the entity repeats:
+      // looking it up for each object costs retains and releases of shared objects.
+      var lastEntity = -1
+      var model = EntityModel.describing
+      var emptySlots: [Slot?] = []
       try state.run(.materialize, model: nil) {
         for position in ids.indices where entities[position] != PackedObjects.removed {
           let id = ids[position]
           let entity = Int(entities[position])
-          guard tables.indices.contains(entity) else {
-            throw ObjectGraphError(
-              .corruptStore, "stored object \(id) has unknown entity \(entity)", objectID: id)
+          if entity != lastEntity {
+            guard tables.indices.contains(entity) else {
+              throw ObjectGraphError(
+                .corruptStore, "stored object \(id) has unknown entity \(entity)", objectID: id)
+            }
+            lastEntity = entity
+            model = tables[entity].model
+            emptySlots = model.emptyRelationshipSlots
           }
-          let model = tables[entity].model
           let range = PackedObjects.valueRange(position, starts: starts, valueCount: values.count)
           let valueCount = range.count
           guard valueCount == model.properties.count else {
@@ -323,7 +332,7 @@ public final class ObjectContext {
           let slots = nextSlot
           nextSlot += valueCount
           let source = values.baseAddress! + range.lowerBound
-          for (index, empty) in model.emptyRelationshipSlots.enumerated() {
+          for (index, empty) in emptySlots.enumerated() {
             if let empty {
               (slots + index).initialize(to: empty)
             } else {
@@ -347,17 +356,25 @@ public final class ObjectContext {
       // Every object exists: link the relationships, moving each stored list of
       // identifiers out of the buffer, then index the object.
       var next = 0
+      lastEntity = -1
+      var table = tables.first
+      var relationships: [(index: Int, model: RelationshipModel)] = []
       for position in ids.indices where entities[position] != PackedObjects.removed {
         let object = loaded[next]
         next += 1
-        let model = object.model
-        let source = values.baseAddress! + starts[position]
-        for (index, relationship) in zip(model.relationshipIndices, model.relationshipModels) {
-          let value = source[index]
-          object.slots[index] = try linkedSlot(
-            value, index: index, relationship, of: model, id: ids[position])
+        let entity = Int(entities[position])
+        if entity != lastEntity {
+          lastEntity = entity
+          table = tables[entity]
+          model = table!.model
+          relationships = Array(zip(model.relationshipIndices, model.relationshipModels))
         }
-        tables[Int(entities[position])].add(object)
+        let source = values.baseAddress! + starts[position]
+        for (index, relationship) in relationships {
+          object.slots[index] = try linkedSlot(
+            source[index], index: index, relationship, of: model, id: ids[position])
+        }
+        table!.add(object)
       }
     }
     for table in tables { table.startBuildingAttributeIndexes() }
