@@ -127,6 +127,34 @@ import Testing
     #expect(throws: ObjectGraphError.self) { try reopened.context.save() }
   }
 
+  /// A save hands its new objects over in identifier order without sorting them, and a
+  /// delivery lists them so: inserts, rollbacks, deletes of new objects and re-inserts must
+  /// keep the inserted set in that order.
+  @Test func newObjectsReachTheStoreAndObserversInIdentifierOrder() throws {
+    let store = RecordingStore()
+    let container = try ObjectContainer(for: allModels, store: store)
+    let context = try ObjectContext(container)
+    var delivered: [[ObjectID]] = []
+    let token = context.observeChanges { delivered.append($0.inserted.map { $0.objectID! }) }
+    defer { token.cancel() }
+    let first = (0..<5).map { Box(title: "first \($0)") }
+    for box in first { context.insert(box) }
+    context.rollback()
+    let second = (0..<6).map { Box(title: "second \($0)") }
+    for box in second { context.insert(box) }
+    context.delete(second[2])
+    context.insert(first[1])  // rolled back, inserted again: a new, larger number
+    let child = Box(title: "child", parent: second[0])
+    try context.save()
+    let saved = try #require(store.changesets.last).inserted.map(\.id)
+    #expect(saved == saved.sorted())
+    #expect(
+      Set(saved)
+        == Set((second.filter { $0 !== second[2] } + [first[1], child]).map { $0.objectID! }))
+    #expect(delivered.allSatisfy { $0 == $0.sorted() })
+    #expect(delivered.last.map(Set.init) == Set(saved))
+  }
+
   @Test func everyClashIsFoundAfterEarlierOnesWereResolved() throws {
     let stack = try Stack()
     let tags = ["a", "b", "c"].map { Tag(name: $0) }

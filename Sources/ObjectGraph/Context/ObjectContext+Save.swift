@@ -21,7 +21,13 @@ extension ObjectContext {
     try coordinator.save(changeset)
     commit()
     notifySaveObservers(.didSave(changeset))
+    if changeset.insertedObjects.count >= Self.backgroundReleaseThreshold {
+      Parallel.release(consume changeset)
+    }
   }
+
+  /// The fewest new objects whose changeset is freed on another thread after a save.
+  static let backgroundReleaseThreshold = 4_096
 
   /// Discards every change since the last save: inserted objects leave the context, changed
   /// properties (on both sides of each relationship) get their saved values back, and
@@ -141,12 +147,21 @@ extension ObjectContext {
 
   func makeChangeset() -> Changeset {
     var changeset = Changeset(nextObjectNumber: coordinator.reservedUpTo)
-    let newObjects = sortedByID(inserted.objects)
+    // The inserted set is in identifier order already: objects are numbered as they are
+    // inserted, and the set keeps insertion order. Walked as it is (no array of it, no
+    // sort), 100,000 new objects are visited once, not three times.
     var packed = PackedObjects()
     packed.reserveCapacity(
-      objects: newObjects.count, values: newObjects.reduce(0) { $0 + $1.slotCount })
-    for object in newObjects {
-      packed.beginObject(id: object.storedObjectID!, entity: table(for: object.model).entityIndex)
+      objects: inserted.count,
+      values: inserted.count * (tables.lazy.map(\.model.propertyCount).max() ?? 0))
+    var lastModel: EntityModel?
+    var entity = 0
+    inserted.forEach { object in
+      if object.model !== lastModel {
+        lastModel = object.model
+        entity = table(for: object.model).entityIndex
+      }
+      packed.beginObject(id: object.storedObjectID!, entity: entity)
       for index in 0..<object.slotCount { packed.appendValue(persistentValue(object.slots[index])) }
     }
     changeset.insertedObjects = ObjectList(packed: packed)

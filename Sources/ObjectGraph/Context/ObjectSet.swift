@@ -32,6 +32,11 @@ struct ObjectSet {
     return result
   }
 
+  /// Calls `body` with each object, in insertion order, without making an array of them.
+  func forEach(_ body: (ManagedObject) throws -> Void) rethrows {
+    for case let object? in slots { try body(object) }
+  }
+
   func contains(_ object: ManagedObject) -> Bool {
     let position = Int(object.setPosition(kind))
     return position >= 0 && position < slots.count && slots[position] === object

@@ -14,12 +14,16 @@ public struct ObjectContextChanges {
   /// Objects deleted, in ``ObjectID`` order.
   public let deleted: [ManagedObject]
   private let keys: [ObjectIdentifier: Set<String>]
+  /// The identifiers of `inserted`, when known already (read while delivering, so that
+  /// 100,000 inserted objects are not visited again for the summary).
+  private let insertedIDs: [ObjectID]?
 
   init(
-    inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
-    keys: [ObjectIdentifier: Set<String>]
+    inserted: [ManagedObject], insertedIDs: [ObjectID]? = nil, updated: [ManagedObject],
+    deleted: [ManagedObject], keys: [ObjectIdentifier: Set<String>]
   ) {
     self.inserted = inserted
+    self.insertedIDs = insertedIDs
     self.updated = updated
     self.deleted = deleted
     self.keys = keys
@@ -36,7 +40,7 @@ public struct ObjectContextChanges {
   /// The same changes by identifier, to send to another actor.
   public var summary: ChangeSummary {
     ChangeSummary(
-      inserted: inserted.compactMap(\.objectID),
+      inserted: insertedIDs ?? inserted.compactMap(\.objectID),
       updated: Dictionary(
         uniqueKeysWithValues: updated.compactMap { object in
           object.objectID.map { ($0, changedKeys(of: object)) }
