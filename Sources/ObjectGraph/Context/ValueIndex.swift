@@ -18,9 +18,12 @@
 /// multiplications instead of a SipHash of 16 bytes, and every insert, load and fetch by id
 /// hashes one.
 struct ValueIndex<Key: IndexKey> {
+  /// The objects holding one key. Unretained: the table that owns the index holds every
+  /// object in it and takes an object out of the index before letting it go, so adding,
+  /// removing and tearing down 100,000 entries touch no object's reference count.
   private enum Bucket {
-    case one(ManagedObject)
-    case many([ObjectIdentifier: ManagedObject])
+    case one(Unmanaged<ManagedObject>)
+    case many([ObjectIdentifier: Unmanaged<ManagedObject>])
   }
 
   private struct Entry {
@@ -52,8 +55,8 @@ struct ValueIndex<Key: IndexKey> {
   func objects(for key: Key) -> [ManagedObject] {
     guard let position = position(of: key) else { return [] }
     switch entries[position].bucket {
-    case .one(let object): return [object]
-    case .many(let objects): return Array(objects.values)
+    case .one(let object): return [object.takeUnretainedValue()]
+    case .many(let objects): return objects.values.map { $0.takeUnretainedValue() }
     }
   }
 
@@ -103,7 +106,9 @@ struct ValueIndex<Key: IndexKey> {
       for index in 0..<count {
         let range = (hashes[index] & mask) >> rangeShift
         (buffer.baseAddress! + rangeStarts[range]).initialize(
-          to: Entry(hash: hashes[index], key: keys[index], bucket: .one(objects[index])))
+          to: Entry(
+            hash: hashes[index], key: keys[index],
+            bucket: .one(Unmanaged.passUnretained(objects[index]))))
         rangeStarts[range] += 1
       }
       initialized = count
@@ -115,7 +120,7 @@ struct ValueIndex<Key: IndexKey> {
       if found {
         // A key held twice: the object joins the first entry's bucket.
         if case .one(let object) = entries[position].bucket {
-          addToBucket(at: Self.position(in: slots[slot]), object)
+          addToBucket(at: Self.position(in: slots[slot]), object.takeUnretainedValue())
         }
         repeated.append(position)
       } else {
@@ -131,7 +136,7 @@ struct ValueIndex<Key: IndexKey> {
     guard found else {
       precondition(entries.count < Int(Self.positionMask), "ObjectGraph: index too large")
       slots[slot] = Self.tag(of: hash) | UInt64(entries.count + 1)
-      entries.append(Entry(hash: hash, key: key, bucket: .one(object)))
+      entries.append(Entry(hash: hash, key: key, bucket: .one(Unmanaged.passUnretained(object))))
       return
     }
     addToBucket(at: Self.position(in: slots[slot]), object)
@@ -139,18 +144,20 @@ struct ValueIndex<Key: IndexKey> {
 
   /// Adds an object to the bucket of the entry at `position`.
   private mutating func addToBucket(at position: Int, _ object: ManagedObject) {
+    let added = Unmanaged.passUnretained(object)
     switch takeBucket(at: position) {
     case .one(let existing):
-      if existing === object {
+      if existing.toOpaque() == added.toOpaque() {
         entries[position].bucket = .one(existing)
       } else {
         entries[position].bucket = .many([
-          ObjectIdentifier(existing): existing, ObjectIdentifier(object): object,
+          ObjectIdentifier(existing.takeUnretainedValue()): existing,
+          ObjectIdentifier(object): added,
         ])
         sharedKeyCount += 1
       }
     case .many(var objects):
-      objects[ObjectIdentifier(object)] = object
+      objects[ObjectIdentifier(object)] = added
       entries[position].bucket = .many(objects)
     }
   }
@@ -163,7 +170,7 @@ struct ValueIndex<Key: IndexKey> {
     let position = Self.position(in: slots[slot])
     switch takeBucket(at: position) {
     case .one(let existing):
-      if existing === object {
+      if existing.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
         removeEntry(at: position, slot: slot)
       } else {
         entries[position].bucket = .one(existing)
