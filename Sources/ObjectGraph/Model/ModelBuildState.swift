@@ -139,9 +139,9 @@ final class ModelBuildState {
   /// Appends a wrapper's slot and returns its property number. Wrappers add their
   /// blueprint to ``blueprints`` themselves, in describe mode only.
   @usableFromInline
-  func append(_ slot: Slot) -> Int32 {
-    slots.push(slot)
-    return Int32(slots.count - 1 - frameStart)
+  func append(_ slot: consuming Slot) -> Int32 {
+    hot.pointee.slots.push(slot)
+    return Int32(hot.pointee.slots.count - 1 - hot.pointee.frameStart)
   }
 
   /// Evaluates a wrapper's default value in a frame of its own, so that model objects

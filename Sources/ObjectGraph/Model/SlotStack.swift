@@ -8,7 +8,7 @@ struct SlotStack {
   private var capacity = 16
   private(set) var count = 0
 
-  mutating func push(_ slot: Slot) {
+  mutating func push(_ slot: consuming Slot) {
     if count == capacity {
       let grown = UnsafeMutablePointer<Slot>.allocate(capacity: capacity * 2)
       grown.moveInitialize(from: base, count: count)
