@@ -124,9 +124,11 @@ extension ObjectContext {
       let properties = delivered.updatedKeys[ObjectIdentifier(object)] ?? []
       keys[ObjectIdentifier(object)] = Set(properties.map { object.model.properties[$0].name })
     }
+    let insertedInOrder = delivered.insertedAreInIDOrder
     let changes = ObjectContextChanges(
-      inserted: sortedByID(delivered.inserted), updated: sortedByID(delivered.updated),
-      deleted: sortedByID(delivered.deleted), keys: keys)
+      inserted: insertedInOrder ? delivered.inserted : sortedByID(delivered.inserted),
+      insertedIDs: insertedInOrder ? delivered.insertedIDs : nil,
+      updated: sortedByID(delivered.updated), deleted: sortedByID(delivered.deleted), keys: keys)
     for (id, observer) in observers.changeObservers where observers.contains(id) {
       observer.deliver(changes, delivered, in: self)
     }
