@@ -145,7 +145,12 @@ extension ManagedObject {
     if inverseModel.isToMany {
       let list = slots[index].objects
       if list.contains(where: { $0 === owner }) { return }
-      editToMany(index, .insert(owner, at: list.count)) { $0.append(owner) }
+      editToMany(index, .insert(owner, at: list.count)) { list in
+        // A list that starts growing one append at a time (children given their parent)
+        // starts with room for four: 1, 2, 4, 8, 16 would reallocate five times for ten.
+        if list.isEmpty { list.reserveCapacity(4) }
+        list.append(owner)
+      }
     } else {
       let previous = slots[index].object
       if previous === owner { return }
