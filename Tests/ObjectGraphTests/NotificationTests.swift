@@ -22,6 +22,35 @@ import Testing
     return (stack, inbox)
   }
 
+  /// A delivery of only new objects to no observer visits none of them (their flags and
+  /// places in the batch are left as they were): the next batch must not be misled.
+  @Test func aDeliveryThatVisitedNoObjectLeavesThemReadyForTheNext() throws {
+    let stack = try Stack()
+    let boxes = (0..<50).map { Box(title: "\($0)") }
+    for box in boxes { stack.context.insert(box) }
+    try stack.context.save()
+    var seen: [ObjectContextChanges] = []
+    let token = stack.context.observeChanges { seen.append($0) }
+    defer { token.cancel() }
+    boxes[3].title = "changed"
+    stack.context.delete(boxes[7])
+    let late = Box(title: "late")
+    stack.context.insert(late)
+    boxes[0].title = "first"
+    stack.context.processPendingChanges()
+    #expect(seen.count == 1)
+    #expect(seen.first?.inserted == [late])
+    #expect(seen.first?.updated == [boxes[0], boxes[3]])
+    #expect(seen.first?.deleted == [boxes[7]])
+    #expect(seen.first?.changedKeys(of: boxes[3]) == ["title"])
+    // And a first-insertion batch delivered to an observer marks its objects as usual.
+    let more = (0..<5).map { Box(title: "more \($0)") }
+    for box in more { stack.context.insert(box) }
+    stack.context.processPendingChanges()
+    #expect(seen.count == 2)
+    #expect(seen.last?.inserted == more)
+  }
+
   @Test func anAttributeChangeIsDeliveredOnceWithItsKey() throws {
     let (stack, inbox) = try savedInbox()
     let recorder = Recorder(stack.context)

@@ -117,7 +117,7 @@ extension ObjectContext {
     guard !isDelivering, !pending.isEmpty else { return }
     isDelivering = true
     defer { isDelivering = false }
-    let delivered = pending.take()
+    let delivered = pending.take(marking: observers.readDeliveriesByObject)
     for query in observers.allLiveQueries { query.refresh(delivered) }
     var keys: [ObjectIdentifier: Set<String>] = [:]
     for object in delivered.updated {

@@ -69,6 +69,12 @@ struct ContextObservers {
 
   var hasLiveQueries: Bool { !liveQueries.isEmpty }
 
+  /// Whether any observer reads a delivery object by object (``DeliveredChanges``), so
+  /// the objects must be marked with the batch.
+  var readDeliveriesByObject: Bool {
+    !liveQueries.isEmpty || !changeObservers.isEmpty || !objectObservers.isEmpty
+  }
+
   /// The live queries over one entity.
   func liveQueries(of model: EntityModel) -> [any LiveQueryMaintenance] {
     guard let queries = liveQueries[ObjectIdentifier(model)] else { return [] }

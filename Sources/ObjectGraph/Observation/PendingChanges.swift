@@ -22,11 +22,24 @@ struct PendingChanges {
   private var updatedKeys: [ObjectIdentifier: Set<Int>] = [:]
   /// The number of touched objects whose flags are not empty.
   private var newsCount = 0
+  /// The identifiers of the objects noted as inserted, in order, as long as nothing but
+  /// first insertions was noted (`onlyFirstInsertions`): a delivery of a new graph then
+  /// needs to visit none of its objects.
+  private var insertedIDs: [ObjectID] = []
+  private var onlyFirstInsertions = true
 
   var isEmpty: Bool { newsCount == 0 }
 
   mutating func noteInsert(_ object: ManagedObject) {
+    let touchedBefore = touched.count
     var flags = touch(object)
+    if onlyFirstInsertions {
+      if touched.count > touchedBefore, let id = object.storedObjectID {
+        insertedIDs.append(id)
+      } else {
+        onlyFirstInsertions = false
+      }
+    }
     // Deleted and brought back (rollback) before anyone heard of the deletion: no news.
     if flags.contains(.deleted) {
       flags.remove(.deleted)
@@ -39,12 +52,14 @@ struct PendingChanges {
   mutating func noteUpdate(_ object: ManagedObject, property: Int) {
     var flags = touch(object)
     if flags.contains(.inserted) || flags.contains(.deleted) { return }
+    onlyFirstInsertions = false
     flags.insert(.updated)
     setFlags(flags, of: object)
     updatedKeys[ObjectIdentifier(object), default: []].insert(property)
   }
 
   mutating func noteDelete(_ object: ManagedObject) {
+    onlyFirstInsertions = false
     var flags = touch(object)
     if flags.contains(.inserted) {
       flags.remove(.inserted)  // inserted and deleted before a delivery: no news
@@ -59,8 +74,20 @@ struct PendingChanges {
   /// Takes the batch for delivery, leaving this empty; marks each object with the batch's
   /// number so the delivered view answers membership without hashing, even if observers
   /// change objects (into the next batch) while it is delivered.
-  mutating func take() -> DeliveredChanges {
+  ///
+  /// - Parameter marking: Whether observers will ask the delivered view about objects
+  ///   (``DeliveredChanges/isInserted(_:)`` and the like). When none will and only first
+  ///   insertions were noted, no object is visited: their flags and places are left stale,
+  ///   which ``touch(_:)`` recognizes.
+  mutating func take(marking: Bool = true) -> DeliveredChanges {
     let batch = DeliveredChanges.nextBatch()
+    if !marking && onlyFirstInsertions {
+      let delivered = DeliveredChanges(
+        batch: batch, inserted: touched, insertedIDs: insertedIDs, updated: [], deleted: [],
+        updatedKeys: [:])
+      self = PendingChanges()
+      return delivered
+    }
     var insertedIDs: [ObjectID] = []
     var onlyInserted = true
     for object in touched {
@@ -104,6 +131,8 @@ struct PendingChanges {
   }
 
   /// The object's flags in this batch, adding it to the touched list if it is not there.
+  /// Its place may be left over from an earlier batch: it then points past the end or at
+  /// another object.
   private mutating func touch(_ object: ManagedObject) -> Flags {
     let position = Int(object.pendingPosition)
     if position >= 0, position < touched.count, touched[position] === object {
