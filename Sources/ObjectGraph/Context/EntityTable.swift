@@ -24,7 +24,7 @@ final class EntityTable {
   /// all at once. Opening 100,000 objects to browse them then costs no index work.
   @exclusivity(unchecked) private(set) var attributeIndexesAreBuilt = true
   /// The build of the attribute indexes running on another thread, if any.
-  private var pendingBuild: AttributeIndexBuild?
+  @exclusivity(unchecked) private var pendingBuild: AttributeIndexBuild?
   /// The fewest objects whose attribute indexes are built on another thread when loaded.
   static let backgroundBuildThreshold = 4_096
   /// The inverse (to-many) property of each to-one relationship indexed for nil only.

@@ -37,11 +37,11 @@ public final class ObjectContext {
   /// The registrar that objects read for the first time share, and its seats taken.
   private var observationGroup: ObservationBox?
   private var observationSeatsTaken = 0
-  var observers = ContextObservers()
-  var isDelivering = false
+  @exclusivity(unchecked) var observers = ContextObservers()
+  @exclusivity(unchecked) var isDelivering = false
   /// Whether the context delivers its changes once per turn of the main queue.
-  var deliversOnMainQueue = false
-  var isDeliveryScheduled = false
+  @exclusivity(unchecked) var deliversOnMainQueue = false
+  @exclusivity(unchecked) var isDeliveryScheduled = false
 
   /// Creates a context of a container, loading the store's objects.
   ///
