@@ -28,7 +28,7 @@ final class EntityTable {
   /// The fewest objects whose attribute indexes are built on another thread when loaded.
   static let backgroundBuildThreshold = 4_096
   /// The inverse (to-many) property of each to-one relationship indexed for nil only.
-  private var inverseLists: [Int?]
+  private let inverseLists: [Int?]
   /// Properties with an index, for quick iteration.
   private let indexedProperties: [Int]
 
@@ -42,7 +42,7 @@ final class EntityTable {
     let count = model.properties.count
     storedAttributeIndexes = Array(repeating: nil, count: count)
     storedToOneIndexes = Array(repeating: nil, count: count)
-    inverseLists = Array(repeating: nil, count: count)
+    var inverseLists = [Int?](repeating: nil, count: count)
     var indexed: [Int] = []
     for property in model.properties where model.isIndexed[property.index] {
       switch property.kind {
@@ -57,6 +57,7 @@ final class EntityTable {
       indexed.append(property.index)
     }
     indexedProperties = indexed
+    self.inverseLists = inverseLists
   }
 
   var count: Int { objects.count }

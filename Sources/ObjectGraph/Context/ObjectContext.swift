@@ -35,8 +35,8 @@ public final class ObjectContext {
   /// Changes not yet delivered to observers.
   @exclusivity(unchecked) var pending = PendingChanges()
   /// The registrar that objects read for the first time share, and its seats taken.
-  private var observationGroup: ObservationBox?
-  private var observationSeatsTaken = 0
+  @exclusivity(unchecked) private var observationGroup: ObservationBox?
+  @exclusivity(unchecked) private var observationSeatsTaken = 0
   @exclusivity(unchecked) var observers = ContextObservers()
   @exclusivity(unchecked) var isDelivering = false
   /// Whether the context delivers its changes once per turn of the main queue.
