@@ -271,23 +271,33 @@ struct RecordWriter: ~Copyable {
   }
 
   private mutating func writeString(_ string: String, property: Int) {
-    var string = string
-    string.makeContiguousUTF8()
-    string.utf8.withContiguousStorageIfAvailable { utf8 in
-      let bytes = UnsafeRawBufferPointer(utf8)
-      let shared = Self.sharedPrefixCount(strings.previous(property), bytes)
-      if shared >= BinaryFormat.minimumSharedPrefix {
-        writer.write(BinaryFormat.ValueTag.prefixedString.rawValue)
-        writer.writeVarint(UInt64(shared))
-        writer.writeVarint(UInt64(bytes.count - shared))
-        writer.write(UnsafeRawBufferPointer(rebasing: bytes[shared...]))
-      } else {
-        writer.write(BinaryFormat.ValueTag.string.rawValue)
-        writer.writeVarint(UInt64(bytes.count))
-        writer.write(bytes)
+    // Native strings (every string Swift makes) are contiguous UTF-8: no copy.
+    if string.utf8.withContiguousStorageIfAvailable({
+      writeString(bytes: UnsafeRawBufferPointer($0), property: property)
+    }) == nil {
+      var contiguous = string
+      contiguous.makeContiguousUTF8()
+      contiguous.utf8.withContiguousStorageIfAvailable {
+        writeString(bytes: UnsafeRawBufferPointer($0), property: property)
       }
-      strings.remember(then: bytes, for: property)
     }
+  }
+
+  private mutating func writeString(bytes: UnsafeRawBufferPointer, property: Int) {
+    let shared = Self.sharedPrefixCount(strings.previous(property), bytes)
+    let suffix = UnsafeRawBufferPointer(rebasing: bytes[shared...])
+    if shared >= BinaryFormat.minimumSharedPrefix {
+      writer.write(BinaryFormat.ValueTag.prefixedString.rawValue)
+      writer.writeVarint(UInt64(shared))
+      writer.writeVarint(UInt64(suffix.count))
+      writer.write(suffix)
+    } else {
+      writer.write(BinaryFormat.ValueTag.string.rawValue)
+      writer.writeVarint(UInt64(bytes.count))
+      writer.write(bytes)
+    }
+    // The shared prefix is the remembered string's already: only the rest is copied.
+    strings.remember(keepingPrefix: shared, then: suffix, for: property)
   }
 
   private mutating func writeURL(_ url: URL) {
