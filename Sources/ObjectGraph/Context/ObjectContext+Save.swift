@@ -150,19 +150,24 @@ extension ObjectContext {
     // The inserted set is in identifier order already: objects are numbered as they are
     // inserted, and the set keeps insertion order. Walked as it is (no array of it, no
     // sort), 100,000 new objects are visited once, not three times.
-    var packed = PackedObjects()
-    packed.reserveCapacity(
-      objects: inserted.count,
-      values: inserted.count * (tables.lazy.map(\.model.propertyCount).max() ?? 0))
-    var lastModel: EntityModel?
-    var entity = 0
-    inserted.forEach { object in
-      if object.model !== lastModel {
-        lastModel = object.model
-        entity = table(for: object.model).entityIndex
+    // Every object has its model's property count of slots: the values fit exactly.
+    let packed = PackedObjects.filling(
+      objectCapacity: inserted.count,
+      valueCapacity: inserted.count * (tables.lazy.map(\.model.propertyCount).max() ?? 0)
+    ) { (packed: inout PackedObjects.Filler) in
+      var lastModel: EntityModel?
+      var entity = 0
+      inserted.forEach { object in
+        if object.model !== lastModel {
+          lastModel = object.model
+          entity = table(for: object.model).entityIndex
+        }
+        precondition(packed.hasRoom(forValues: object.slotCount), "more values than properties")
+        packed.beginObject(id: object.storedObjectID!, entity: entity)
+        for index in 0..<object.slotCount {
+          packed.appendValue(persistentValue(object.slots[index]))
+        }
       }
-      packed.beginObject(id: object.storedObjectID!, entity: entity)
-      for index in 0..<object.slotCount { packed.appendValue(persistentValue(object.slots[index])) }
     }
     changeset.insertedObjects = ObjectList(packed: packed)
     for object in sortedByID(updated.objects) where object.lifecycle == .persisted {
