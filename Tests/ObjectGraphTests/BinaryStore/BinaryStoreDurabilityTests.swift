@@ -85,6 +85,35 @@ import Testing
     try expectUsable(recorded)
   }
 
+  /// The first save into an empty store records no undo per object: when it fails (the
+  /// write, or a change that does not fit), the store must be empty again, so the same
+  /// objects can be saved next.
+  @Test(arguments: [StoreIOProbe.Operation.write, .dataSync, nil])
+  func aFailedFirstSaveLeavesTheStoreEmptyAndUsable(_ failing: StoreIOProbe.Operation?) throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    let before = try fileBytes(recorded.url)
+    let items = (UInt64(1)...20).map { ConformanceSchema.item($0, title: "item \($0)") }
+    var first = Changeset(inserted: items, nextObjectNumber: 30)
+    if let failing {
+      recorded.probe.failNext(failing)
+    } else {
+      // Inserts, then an update of an object that does not exist: refused as a whole.
+      first.updated = [
+        ObjectUpdate(
+          id: ObjectID(rawValue: 99), entity: ConformanceSchema.item,
+          changes: [PropertyChange(property: ConformanceSchema.title, kind: .set(.string("x")))])
+      ]
+    }
+    #expect(throws: ObjectGraphError.self) { try recorded.store.save(first) }
+    #expect(try fileBytes(recorded.url) == before)
+    #expect(try recorded.store.load().objects.isEmpty)
+    #expect(recorded.store.statistics.objectCount == 0)
+    try recorded.save(Changeset(inserted: items, nextObjectNumber: 30))
+    recorded.store.close()
+    #expect(try openAndLoad(recorded.url).get() == recorded.states.last)
+  }
+
   /// Saves once more and checks that a reopen shows exactly the model.
   private func expectUsable(_ recorded: RecordedStore) throws {
     try recorded.save(

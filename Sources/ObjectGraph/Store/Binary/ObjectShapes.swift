@@ -19,6 +19,8 @@ struct ObjectShapes {
     fileprivate var entities: [(ObjectID, Int32?)] = []
     fileprivate var lengths: [(ListKey, Int32?)] = []
     fileprivate var nextObjectNumber: UInt64
+    /// The shapes were empty: undoing empties them again, so no change is recorded.
+    fileprivate var wasEmpty = false
   }
 
   private let schema: Schema
@@ -90,7 +92,13 @@ struct ObjectShapes {
   /// - Complexity: O(*k*) in the size of the changeset.
   mutating func apply(_ changeset: Changeset) throws -> Undo {
     var undo = Undo(nextObjectNumber: nextObjectNumber)
-    undo.entities.reserveCapacity(changeset.insertedObjects.count + changeset.deleted.count)
+    if isEmpty {
+      // A first save of a whole graph records nothing per object.
+      undo.wasEmpty = true
+      entities.reserve(upTo: changeset.nextObjectNumber)
+    } else {
+      undo.entities.reserveCapacity(changeset.insertedObjects.count + changeset.deleted.count)
+    }
     do {
       try applyChanges(of: changeset, recordingIn: &undo)
     } catch {
@@ -157,14 +165,15 @@ struct ObjectShapes {
   }
 
   private mutating func setEntity(_ entity: Int32?, of id: ObjectID, _ undo: inout Undo) {
-    undo.entities.append((id, entities.updateValue(entity, for: id)))
+    let old = entities.updateValue(entity, for: id)
+    if !undo.wasEmpty { undo.entities.append((id, old)) }
   }
 
   private mutating func setLength(
     _ length: Int, of property: Int, _ id: ObjectID, _ undo: inout Undo
   ) {
     let old = lengths[property].updateValue(length > 0 ? Int32(length) : nil, for: id)
-    if old == nil, length == 0 { return }
+    if undo.wasEmpty || (old == nil && length == 0) { return }
     undo.lengths.append((ListKey(id: id, property: Int32(property)), old))
   }
 
@@ -173,6 +182,12 @@ struct ObjectShapes {
   ///
   /// - Complexity: O(*k*) in the size of the changeset.
   mutating func revert(_ undo: Undo) {
+    if undo.wasEmpty {
+      entities = ObjectNumberMap()
+      lengths = lengths.map { _ in ObjectNumberMap() }
+      nextObjectNumber = undo.nextObjectNumber
+      return
+    }
     for (id, entity) in undo.entities.reversed() { entities[id] = entity }
     for (key, length) in undo.lengths.reversed() { lengths[Int(key.property)][key.id] = length }
     nextObjectNumber = undo.nextObjectNumber
