@@ -52,6 +52,21 @@ import Testing
     }
   }
 
+  /// Checksums of pieces combine into the checksum of the whole, at every split, so a big
+  /// record is checksummed on several threads.
+  @Test func checksumsOfPiecesCombineIntoTheWhole() {
+    var random = SplitMix64(seed: 5)
+    let bytes = (0..<5_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    let whole = CRC32C.checksum(bytes)
+    for split in [0, 1, 7, 8, 9, 100, 2_500, 4_999, 5_000] {
+      let first = CRC32C.checksum(Array(bytes[..<split]))
+      let second = CRC32C.checksum(Array(bytes[split...]))
+      #expect(CRC32C.combine(first, second, secondCount: bytes.count - split) == whole)
+    }
+    let big = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+    big.withUnsafeBytes { #expect(CRC32C.parallelChecksum($0) == CRC32C.checksum($0)) }
+  }
+
   @Test func theHeaderStartsWithTheMagicAndVersion() throws {
     let header = try BinaryStoreHeader.encode(schema: ConformanceSchema.schema)
     #expect(Array(header.prefix(8)) == BinaryFormat.magic)

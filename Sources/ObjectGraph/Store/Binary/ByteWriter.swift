@@ -114,7 +114,7 @@ struct ByteWriter: ~Copyable {
   /// The checksum of the bytes in `range`.
   func checksum(of range: Range<Int>) -> UInt32 {
     precondition(range.lowerBound >= 0 && range.upperBound <= count, "range outside the bytes")
-    return CRC32C.checksum(
+    return CRC32C.parallelChecksum(
       UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
   }
 

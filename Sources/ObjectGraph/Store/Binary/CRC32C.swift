@@ -61,4 +61,68 @@ enum CRC32C {
   static func checksum(_ bytes: [UInt8]) -> UInt32 {
     bytes.withUnsafeBytes { checksum($0) }
   }
+
+  /// The checksum of `bytes`, computed in pieces on as many threads as there are cores
+  /// when there are megabytes of them (a whole-graph record), and combined.
+  static func parallelChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    let pieceCount = Parallel.pieceCount(for: bytes.count, minimumPerPiece: 1 << 20)
+    guard pieceCount > 1 else { return checksum(bytes) }
+    let bounds = (0...pieceCount).map { bytes.count * $0 / pieceCount }
+    var checksums = [UInt32](repeating: 0, count: pieceCount)
+    checksums.withUnsafeMutableBufferPointer { checksums in
+      Parallel.forEach(pieceCount) { piece in
+        checksums[piece] = checksum(
+          UnsafeRawBufferPointer(rebasing: bytes[bounds[piece]..<bounds[piece + 1]]))
+      }
+    }
+    var combined = checksums[0]
+    for piece in 1..<pieceCount {
+      combined = combine(
+        combined, checksums[piece], secondCount: bounds[piece + 1] - bounds[piece])
+    }
+    return combined
+  }
+
+  /// The checksum of `a + b` from the checksums of `a` and of `b` and the length of `b`
+  /// (the method of zlib's `crc32_combine`: appending `b`'s zero-filled length to `a` is a
+  /// linear map on the 32 bits of its checksum, applied by repeated squaring).
+  ///
+  /// - Complexity: O(log *n*) in `secondCount`.
+  static func combine(_ first: UInt32, _ second: UInt32, secondCount: Int) -> UInt32 {
+    guard secondCount > 0 else { return first }
+    // The operator for one zero bit, then two, four, eight... as 32×32 bit matrices.
+    var odd = [UInt32](repeating: 0, count: 32)
+    odd[0] = 0x82F6_3B78
+    for bit in 1..<32 { odd[bit] = 1 << UInt32(bit - 1) }
+    var even = square(odd)  // two zero bits
+    odd = square(even)  // four zero bits
+    var crc = first
+    var remaining = secondCount
+    repeat {
+      even = square(odd)  // one zero byte first, then 4, 16, ... zero bytes
+      if remaining & 1 != 0 { crc = times(even, crc) }
+      remaining >>= 1
+      guard remaining > 0 else { break }
+      odd = square(even)
+      if remaining & 1 != 0 { crc = times(odd, crc) }
+      remaining >>= 1
+    } while remaining > 0
+    return crc ^ second
+  }
+
+  private static func times(_ matrix: [UInt32], _ vector: UInt32) -> UInt32 {
+    var sum: UInt32 = 0
+    var vector = vector
+    var row = 0
+    while vector != 0 {
+      if vector & 1 != 0 { sum ^= matrix[row] }
+      vector >>= 1
+      row += 1
+    }
+    return sum
+  }
+
+  private static func square(_ matrix: [UInt32]) -> [UInt32] {
+    matrix.map { times(matrix, $0) }
+  }
 }

@@ -87,7 +87,7 @@ struct RecordScanner {
     let payload = UnsafeRawBufferPointer(rebasing: file[payloadStart..<payloadStart + length])
     let payloadChecksum = UInt32(
       littleEndian: file.loadUnaligned(fromByteOffset: payloadStart + length, as: UInt32.self))
-    guard CRC32C.checksum(payload) == payloadChecksum else {
+    guard CRC32C.parallelChecksum(payload) == payloadChecksum else {
       if end == file.count && endsInUnwrittenBlocks(from: offset, before: end) {
         return .tornTail(offset: offset, reason: "unwritten zero bytes at the end of the file")
       }
