@@ -69,6 +69,8 @@ extension ObjectContext {
     inserted.removeAll()
     updated.removeAll()
     deleted.removeAll()
+    // Held until the inserted set let go of them: the sets do not retain their members.
+    withExtendedLifetime(insertedObjects) {}
     processPendingChanges()
   }
 
@@ -223,7 +225,9 @@ extension ObjectContext {
 
   /// Makes the saved state the new committed state.
   private func commit() {
-    for object in deleted.objects {
+    // Held here until the deleted set lets go of them: the sets do not retain their members.
+    let deletedObjects = deleted.objects
+    for object in deletedObjects {
       unregister(object)
       object.detachFromContext(clearingRelationships: true)
     }
@@ -231,5 +235,6 @@ extension ObjectContext {
     inserted.removeAll { $0.lifecycle = .persisted }
     updated.removeAll { $0.changes = nil }
     deleted.removeAll()
+    withExtendedLifetime(deletedObjects) {}
   }
 }
