@@ -7,6 +7,36 @@ import Testing
 /// Inserted objects and loaded contents travel packed (one buffer of values) inside the
 /// framework and show as snapshots in the public API: both views must always agree.
 @Suite struct ObjectListTests {
+  /// Filling packed objects in place: exactly what was written is kept, nothing at all
+  /// included, and a failure part way frees what was written.
+  @Test func packedObjectsFilledInPlaceKeepWhatWasWritten() throws {
+    struct Stop: Error {}
+    let snapshots = (1...4).map { ConformanceSchema.item(UInt64($0), title: "item \($0)") }
+    let valueCount = snapshots[0].values.count
+    let filled = PackedObjects.filling(objectCapacity: 4, valueCapacity: 4 * valueCount) {
+      (filler: inout PackedObjects.Filler) in
+      for snapshot in snapshots {
+        #expect(filler.hasRoom(forValues: valueCount))
+        filler.beginObject(id: snapshot.id, entity: snapshot.entity)
+        for value in snapshot.values { filler.appendValue(value) }
+      }
+      #expect(!filler.hasRoom(forValues: 1))
+    }
+    #expect(filled.snapshots == snapshots)
+    let empty = PackedObjects.filling(objectCapacity: 0, valueCapacity: 0) {
+      (filler: inout PackedObjects.Filler) in #expect(!filler.hasRoom(forValues: 0))
+    }
+    #expect(empty.positionCount == 0 && empty.snapshots.isEmpty)
+    #expect(throws: Stop.self) {
+      _ = try PackedObjects.filling(objectCapacity: 4, valueCapacity: 4 * valueCount) {
+        (filler: inout PackedObjects.Filler) throws(Stop) in
+        filler.beginObject(id: snapshots[0].id, entity: snapshots[0].entity)
+        filler.appendValue(snapshots[0].values[0])
+        throw Stop()
+      }
+    }
+  }
+
   @Test func packedObjectsKeepTheirOrderAndPositionsThroughRemovals() {
     let snapshots = (1...5).map { ConformanceSchema.item(UInt64($0)) }
     var packed = PackedObjects(snapshots)

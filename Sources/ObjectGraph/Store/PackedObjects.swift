@@ -34,11 +34,13 @@ struct PackedObjects: Sendable {
     var objects = PackedObjects()
     var failure: Failure?
     var objectCount = 0
-    objects.ids = [ObjectID](unsafeUninitializedCapacity: objectCapacity) { ids, idCount in
-      objects.entities = [Int32](unsafeUninitializedCapacity: objectCapacity) {
+    // Room for at least one of each, so every buffer has an address (an empty one need not).
+    objects.ids = [ObjectID](unsafeUninitializedCapacity: max(objectCapacity, 1)) { ids, idCount in
+      objects.entities = [Int32](unsafeUninitializedCapacity: max(objectCapacity, 1)) {
         entities, entityCount in
-        objects.starts = [Int](unsafeUninitializedCapacity: objectCapacity) { starts, startCount in
-          objects.values = [PersistentValue](unsafeUninitializedCapacity: valueCapacity) {
+        objects.starts = [Int](unsafeUninitializedCapacity: max(objectCapacity, 1)) {
+          starts, startCount in
+          objects.values = [PersistentValue](unsafeUninitializedCapacity: max(valueCapacity, 1)) {
             values, valueCount in
             var filler = Filler(
               ids: ids.baseAddress!, entities: entities.baseAddress!, starts: starts.baseAddress!,
