@@ -119,10 +119,11 @@ extension ObjectContext {
     defer { isDelivering = false }
     let delivered = pending.take(marking: observers.readDeliveriesByObject)
     for query in observers.allLiveQueries { query.refresh(delivered) }
-    var keys: [ObjectIdentifier: Set<String>] = [:]
+    var keys: [ObjectID: Set<String>] = [:]
     for object in delivered.updated {
+      guard let id = object.storedObjectID else { continue }
       let properties = delivered.updatedKeys[ObjectIdentifier(object)] ?? []
-      keys[ObjectIdentifier(object)] = Set(properties.map { object.model.properties[$0].name })
+      keys[id] = Set(properties.map { object.model.properties[$0].name })
     }
     let insertedInOrder = delivered.insertedAreInIDOrder
     let changes = ObjectContextChanges(

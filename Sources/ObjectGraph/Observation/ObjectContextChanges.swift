@@ -13,14 +13,15 @@ public struct ObjectContextChanges {
   public let updated: [ManagedObject]
   /// Objects deleted, in ``ObjectID`` order.
   public let deleted: [ManagedObject]
-  private let keys: [ObjectIdentifier: Set<String>]
+  /// The changed keys of each updated object, by identifier: the summary's dictionary too.
+  private let keys: [ObjectID: Set<String>]
   /// The identifiers of `inserted`, when known already (read while delivering, so that
   /// 100,000 inserted objects are not visited again for the summary).
   private let insertedIDs: [ObjectID]?
 
   init(
     inserted: [ManagedObject], insertedIDs: [ObjectID]? = nil, updated: [ManagedObject],
-    deleted: [ManagedObject], keys: [ObjectIdentifier: Set<String>]
+    deleted: [ManagedObject], keys: [ObjectID: Set<String>]
   ) {
     self.inserted = inserted
     self.insertedIDs = insertedIDs
@@ -31,7 +32,7 @@ public struct ObjectContextChanges {
 
   /// The names of the properties of an updated object that changed.
   public func changedKeys(of object: ManagedObject) -> Set<String> {
-    keys[ObjectIdentifier(object)] ?? []
+    object.objectID.flatMap { keys[$0] } ?? []
   }
 
   /// Whether nothing changed.
@@ -41,10 +42,7 @@ public struct ObjectContextChanges {
   public var summary: ChangeSummary {
     ChangeSummary(
       inserted: insertedIDs ?? inserted.compactMap(\.objectID),
-      updated: Dictionary(
-        uniqueKeysWithValues: updated.compactMap { object in
-          object.objectID.map { ($0, changedKeys(of: object)) }
-        }),
+      updated: keys,
       deleted: deleted.compactMap(\.objectID))
   }
 }
