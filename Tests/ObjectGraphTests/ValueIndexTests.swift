@@ -74,7 +74,7 @@ import Testing
     let objects = (0..<2_000).map { _ in Box() }
     let keys = objects.indices.map { _ in CollidingKey(value: Int(random.next() % 1_500)) }
     var bulk = ValueIndex<CollidingKey>()
-    bulk.add(objects, for: keys)
+    bulk.add(objects.map(Unmanaged.passUnretained), for: keys)
     var reference: [Int: Set<ObjectIdentifier>] = [:]
     for (object, key) in zip(objects, keys) {
       reference[key.value, default: []].insert(ObjectIdentifier(object))
@@ -95,7 +95,7 @@ import Testing
     }
     expectMatches()
     // Into an index that already holds keys, adding many is adding one by one.
-    bulk.add(Array(objects.prefix(300)), for: Array(keys.prefix(300)))
+    bulk.add(objects.prefix(300).map(Unmanaged.passUnretained), for: Array(keys.prefix(300)))
     for (object, key) in zip(objects, keys).prefix(300) {
       reference[key.value, default: []].insert(ObjectIdentifier(object))
     }

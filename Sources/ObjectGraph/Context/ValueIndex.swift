@@ -85,10 +85,10 @@ struct ValueIndex<Key: IndexKey> {
   /// random place of a table that, for 100,000 keys, no longer fits the faster caches.
   ///
   /// - Complexity: O(*n*) in the number of keys.
-  mutating func add(_ objects: [ManagedObject], for keys: [Key]) {
+  mutating func add(_ objects: [Unmanaged<ManagedObject>], for keys: [Key]) {
     precondition(objects.count == keys.count, "one key per object")
     guard entries.isEmpty else {
-      for (object, key) in zip(objects, keys) { add(object, for: key) }
+      for (object, key) in zip(objects, keys) { add(object.takeUnretainedValue(), for: key) }
       return
     }
     let count = keys.count
@@ -108,7 +108,7 @@ struct ValueIndex<Key: IndexKey> {
         (buffer.baseAddress! + rangeStarts[range]).initialize(
           to: Entry(
             hash: hashes[index], key: keys[index],
-            bucket: .one(Unmanaged.passUnretained(objects[index]))))
+            bucket: .one(objects[index])))
         rangeStarts[range] += 1
       }
       initialized = count
