@@ -141,8 +141,7 @@ final class EntityTable {
   var mayBreakRules: Bool {
     model.validatedIndices.contains { index in
       guard model.relationship(index) == nil else { return true }  // a bounded list
-      buildAttributeIndexes()
-      return storedAttributeIndexes[index]?.sharedKeyCount ?? 0 > 0
+      return attributeIndex(index)?.sharedKeyCount ?? 0 > 0
     }
   }
 
@@ -170,17 +169,7 @@ final class EntityTable {
     finishPendingBuild()
     object.tableIndex = members.count
     members.append(Unmanaged.passUnretained(object))
-    for property in indexedProperties {
-      // The common cases read the slot in place: copying it retains what it holds.
-      if storedToOneIndexes[property] != nil, inverseLists[property] != nil {
-        if case .toOne(.none) = object.slots[property] {
-          storedToOneIndexes[property]!.add(object, for: nil)
-        }
-        continue
-      }
-      if !attributeIndexesAreBuilt, storedAttributeIndexes[property] != nil { continue }
-      index(object, property, object.slots[property])
-    }
+    for property in indexedProperties { index(object, property, object.slots[property]) }
   }
 
   /// Removes an object and its index entries.
