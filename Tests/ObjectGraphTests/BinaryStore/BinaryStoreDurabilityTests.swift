@@ -18,8 +18,8 @@ import Testing
       #expect(probe.count(of: .write) == writes + 1, "one append for save \(number)")
       #expect(probe.count(of: .dataSync) == syncs + 1, "one fdatasync for save \(number)")
       #expect(recorded.ends[number + 1] > recorded.ends[number])
-      #expect(recorded.store.statistics.fileBytes == recorded.ends[number + 1])
-      // What is on disk now is the whole save: a copy opens at it.
+      #expect(recorded.store.statistics.fileBytes == fileLength(recorded.url))
+      // What is on disk now is the whole save (and maybe room after it): a copy opens at it.
       let copy = directory.file("copy")
       try writeFile(copy, try fileBytes(recorded.url))
       #expect(try openAndLoad(copy).get() == recorded.states[number + 1])
@@ -31,7 +31,6 @@ import Testing
     let recorded = try RecordedStore(url: directory.file("store"))
     try recorded.save(
       Changeset(inserted: (1...5_000).map { ConformanceSchema.item($0) }, nextObjectNumber: 5_001))
-    let before = fileLength(recorded.url)
     try recorded.save(
       Changeset(
         updated: [
@@ -41,8 +40,9 @@ import Testing
               PropertyChange(property: ConformanceSchema.title, kind: .set(.string("Renamed")))
             ])
         ], nextObjectNumber: 5_001))
-    let growth = fileLength(recorded.url) - before
-    #expect(growth <= 40, "a one-title save appended \(growth) bytes")
+    let growth = recorded.ends[2] - recorded.ends[1]
+    #expect(growth > 0 && growth <= 40, "a one-title save appended \(growth) bytes")
+    #expect(fileLength(recorded.url) == recorded.store.statistics.fileBytes)
   }
 
   @Test func aRefusedChangesetLeavesTheFileByteIdentical() throws {
@@ -65,24 +65,49 @@ import Testing
     try expectUsable(recorded)
   }
 
-  @Test(arguments: [StoreIOProbe.Operation.write, .dataSync])
+  /// A save of 2,500 bytes fits in the room the earlier saves reserved; one of 100,000
+  /// bytes grows the file past it.
+  @Test(arguments: [StoreIOProbe.Operation.write, .dataSync], [500, 20_000])
   func aFailedWriteOrSyncLeavesTheFileByteIdenticalAndTheStoreUsable(
-    _ failing: StoreIOProbe.Operation
+    _ failing: StoreIOProbe.Operation, titleWords: Int
   ) throws {
     let directory = try TemporaryDirectory()
     let recorded = try RecordedStore(url: directory.file("store"))
     try recorded.saveStandardScript()
     let before = try fileBytes(recorded.url)
+    let room = recorded.store.statistics.reservedBytes
+    #expect(room > 0)
+    #expect((titleWords * 5 < room) == (titleWords == 500))
     recorded.probe.failNext(failing)
     let change = Changeset(
-      inserted: [ConformanceSchema.item(30, title: String(repeating: "long ", count: 500))],
+      inserted: [ConformanceSchema.item(30, title: String(repeating: "long ", count: titleWords))],
       deleted: [ObjectID(rawValue: 4)], nextObjectNumber: 31)
     let error = try #require(throws: ObjectGraphError.self) { try recorded.store.save(change) }
     #expect(error.code == .io)
     #expect(error.message.contains(recorded.url.path))
     #expect(try fileBytes(recorded.url) == before)
+    #expect(recorded.store.statistics.reservedBytes == room)
     #expect(try recorded.store.load().comparable == recorded.states.last)
     try expectUsable(recorded)
+  }
+
+  @Test func aSaveReservesRoomThatTheSavesAfterItOverwrite() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    #expect(recorded.store.statistics.reservedBytes == 0, "a new file holds just its header")
+    try recorded.save(RecordedStore.standardScript[0])
+    let reserved = BinaryStoreOptions.standard.reservedRoom
+    let grown = recorded.store.statistics
+    #expect(grown.fileBytes % reserved == 0)
+    #expect(grown.reservedBytes >= reserved / 4)
+    #expect(fileLength(recorded.url) == grown.fileBytes)
+    for changeset in RecordedStore.standardScript.dropFirst() { try recorded.save(changeset) }
+    let statistics = recorded.store.statistics
+    #expect(statistics.fileBytes == grown.fileBytes, "the later saves overwrote the room")
+    #expect(statistics.fileBytes - statistics.reservedBytes == recorded.ends.last)
+    recorded.store.close()
+    #expect(fileLength(recorded.url) == recorded.ends.last, "closing cut the room off")
+    #expect(try openAndLoad(recorded.url).get() == recorded.states.last)
   }
 
   /// The first save into an empty store records no undo per object: when it fails (the

@@ -52,17 +52,26 @@ import Testing
     }
   }
 
-  @Test func aFlippedBitAnywhereIsDamageNeverAWrongGraph() throws {
+  /// Closed, the file ends at its last record; open, the room its saves reserved follows.
+  @Test(arguments: [false, true])
+  func aFlippedBitAnywhereIsDamageNeverAWrongGraph(withRoom: Bool) throws {
     let directory = try TemporaryDirectory()
     let recorded = try RecordedStore(url: directory.file("store"))
     try recorded.saveStandardScript()
-    recorded.store.close()
+    if !withRoom { recorded.store.close() }
+    defer { recorded.store.close() }
     let original = try fileBytes(recorded.url)
     let final = try #require(recorded.states.last)
     let copy = directory.file("flipped")
     let headerEnd = recorded.ends[0]
-    // Every byte of every record, one in three bytes of the header (mostly schema text).
-    let offsets = Array(stride(from: 0, to: headerEnd, by: 3)) + Array(headerEnd..<original.count)
+    let recordsEnd = try #require(recorded.ends.last)
+    #expect(withRoom == (original.count > recordsEnd))
+    // Every byte of every record, one in three bytes of the header (mostly schema text), and
+    // the room's first bytes and then one in 997.
+    let offsets =
+      Array(stride(from: 0, to: headerEnd, by: 3)) + Array(headerEnd..<recordsEnd)
+      + Array(recordsEnd..<min(recordsEnd + 64, original.count))
+      + Array(stride(from: recordsEnd + 64, to: original.count, by: 997))
     for offset in offsets {
       var damaged = original
       damaged[offset] ^= 1 << UInt8(offset % 8)
@@ -131,23 +140,40 @@ import Testing
     #expect(try fileBytes(recorded.url) == bytes)
   }
 
-  @Test func zeroBytesAppendedByACrashAreATornTail() throws {
+  /// Zero bytes after the last record are room a save reserved, or blocks a crash left
+  /// unwritten after the file grew (a save that never returned): either way, nothing to
+  /// recover, and the next save overwrites them.
+  @Test func zeroBytesAfterTheLastRecordAreRoomForTheNextSave() throws {
     let directory = try TemporaryDirectory()
     let recorded = try RecordedStore(url: directory.file("store"))
     try recorded.saveStandardScript()
     recorded.store.close()
     let original = try fileBytes(recorded.url)
-    // The size grew but the data never reached the disk.
+    #expect(original.count == recorded.ends.last, "closing cut the room off")
     try writeFile(recorded.url, original + [UInt8](repeating: 0, count: 100))
-    #expect(try openAndLoad(recorded.url).get() == recorded.states.last)
-    #expect(fileLength(recorded.url) == original.count)
     let store = BinaryStore(url: recorded.url)
     try store.open(schema: ConformanceSchema.schema)
-    #expect(store.statistics.recovery == nil, "the second open finds a whole file")
+    #expect(store.statistics.recovery == nil)
+    #expect(store.statistics.reservedBytes == 100)
+    #expect(try store.load().comparable == recorded.states.last)
+    try store.save(rename(2, "saved into the room"))
+    let written = 100 - store.statistics.reservedBytes
+    #expect(written > 0)
+    #expect(fileLength(recorded.url) == original.count + 100, "the save grew nothing")
     store.close()
+    #expect(fileLength(recorded.url) == original.count + written, "closing cut the room off")
+    let reopened = BinaryStore(url: recorded.url)
+    try reopened.open(schema: ConformanceSchema.schema)
+    #expect(reopened.statistics.recovery == nil)
+    let renamed = try reopened.load().objects.first { $0.id == ObjectID(rawValue: 2) }
+    #expect(renamed?.values[ConformanceSchema.title] == .string("saved into the room"))
+    reopened.close()
   }
 
-  @Test func aLastRecordWithUnwrittenBlocksIsATornTail() throws {
+  /// A save that overwrites room and is cut short by a crash leaves its record's first
+  /// blocks, then zero bytes (the rest of the room) to the end of the file.
+  @Test(arguments: [false, true])
+  func aLastRecordWithUnwrittenBlocksIsATornTail(withRoom: Bool) throws {
     let directory = try TemporaryDirectory()
     let recorded = try RecordedStore(url: directory.file("store"))
     try recorded.saveStandardScript()
@@ -160,16 +186,34 @@ import Testing
             id: ObjectID(rawValue: 1), entity: ConformanceSchema.item,
             changes: [PropertyChange(property: ConformanceSchema.title, kind: .set(.string(long)))])
         ], nextObjectNumber: 9))
-    recorded.store.close()
+    if !withRoom { recorded.store.close() }
+    defer { recorded.store.close() }
     var bytes = try fileBytes(recorded.url)
     let lastStart = recorded.ends[recorded.ends.count - 2]
+    let lastEnd = try #require(recorded.ends.last)
+    #expect(withRoom == (bytes.count > lastEnd))
     let blockSize = BinaryFormat.fileSystemBlockSize
     let boundary = (lastStart / blockSize + 1) * blockSize
-    try #require(boundary < bytes.count)
+    try #require(boundary < lastEnd)
     for index in boundary..<bytes.count { bytes[index] = 0 }
-    try writeFile(recorded.url, bytes)
-    #expect(try openAndLoad(recorded.url).get() == recorded.states[recorded.states.count - 2])
-    #expect(fileLength(recorded.url) == lastStart)
+    let copy = directory.file("torn")
+    try writeFile(copy, bytes)
+    let store = BinaryStore(url: copy)
+    try store.open(schema: ConformanceSchema.schema)
+    #expect(try store.load().comparable == recorded.states[recorded.states.count - 2])
+    let recovery = try #require(store.statistics.recovery)
+    #expect(recovery.contains("at byte offset \(lastStart)"))
+    #expect(fileLength(copy) == lastStart)
+    store.close()
+    // The whole record unwritten: only room follows the save before it.
+    for index in lastStart..<bytes.count { bytes[index] = 0 }
+    try writeFile(copy, bytes)
+    let again = BinaryStore(url: copy)
+    try again.open(schema: ConformanceSchema.schema)
+    #expect(try again.load().comparable == recorded.states[recorded.states.count - 2])
+    #expect(again.statistics.recovery == nil)
+    again.close()
+    #expect(fileLength(copy) == lastStart)
   }
 }
 

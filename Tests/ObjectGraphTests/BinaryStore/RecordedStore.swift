@@ -11,7 +11,7 @@ final class RecordedStore {
   let probe = StoreIOProbe()
   let store: BinaryStore
   let model = InMemoryStore()
-  /// The file's length after opening (first) and after each save.
+  /// The end of the file's records after opening (first) and after each save.
   private(set) var ends: [Int] = []
   /// The model's contents after opening (first) and after each save.
   private(set) var states: [ComparableContents] = []
@@ -38,7 +38,8 @@ final class RecordedStore {
   }
 
   private func record() throws {
-    ends.append(fileLength(url))
+    let statistics = store.statistics
+    ends.append(statistics.fileBytes - statistics.reservedBytes)
     states.append(try model.load().comparable)
   }
 

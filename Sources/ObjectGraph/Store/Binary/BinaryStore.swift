@@ -147,7 +147,10 @@ public final class BinaryStore: PersistentStore {
           try StoreFile.synchronizeDirectory(of: url, probe: probe)
           state.directoryNeedsSync = false
         }
-        try record.withBytes { try state.file.append($0, synchronize: options.synchronizesSaves) }
+        try record.withBytes {
+          try state.file.append(
+            $0, synchronize: options.synchronizesSaves, reservingRoom: options.reservedRoom)
+        }
         state.shapes.sampleObjectSize(bytes: record.objectBytes, count: record.objectCount)
       } catch {
         state.shapes.revert(undo)
@@ -191,7 +194,8 @@ public final class BinaryStore: PersistentStore {
         fileBytes: state.file.size, liveBytes: liveBytes(state),
         objectCount: state.shapes.count,
         recordsSinceCompaction: state.recordsSinceCompaction,
-        formatVersion: state.header.formatVersion, recovery: state.recovery)
+        formatVersion: state.header.formatVersion, recovery: state.recovery,
+        reservedBytes: state.file.size - state.file.end)
     }
   }
 
@@ -246,6 +250,8 @@ public final class BinaryStore: PersistentStore {
         + "\(tornTail.offset): \(tornTail.reason)"
       try file.truncate(to: tornTail.offset)
       try file.synchronizeData()
+    } else {
+      file.adoptRoom(after: replay.recordsEnd)
     }
     let contents = replay.graph.contents
     var shapes = ObjectShapes(schema: schema, contents: contents)
@@ -281,8 +287,8 @@ public final class BinaryStore: PersistentStore {
   }
 
   private func needsCompaction(_ state: OpenState) -> Bool {
-    state.file.size > options.compactionMinimumBytes
-      && Double(state.file.size) > options.compactionGrowthFactor * Double(liveBytes(state))
+    state.file.end > options.compactionMinimumBytes
+      && Double(state.file.end) > options.compactionGrowthFactor * Double(liveBytes(state))
   }
 
   private func compact(_ state: inout OpenState) throws {

@@ -2,17 +2,19 @@
 ///
 /// A record is `[length][CRC-32C of length][payload][CRC-32C of payload]`. Appends are the
 /// only writes to a live file, so a crash can only leave the *end* of the file short or
-/// unwritten. The scanner calls the rest of the file from a record's start a **torn tail**
-/// (to be cut off) only when:
+/// unwritten. The records **end** where only zero bytes follow a record (none, or room a save
+/// reserved for the next ones; see ``StoreFile``). The scanner calls the rest of the file from
+/// a record's start a **torn tail** (to be cut off) only when:
 ///
 /// 1. fewer than 8 bytes remain (the frame header is incomplete), or
 /// 2. the frame header checks out and the record it announces runs past the end of the
 ///    file, or
-/// 3. the record's frame header (or, for a record ending exactly at the end of the file,
-///    its payload) fails its checksum, and the file ends in a run of at least 8 zero bytes
-///    that starts inside the part that failed and either covers the whole record or starts
-///    at a file-system block boundary: blocks a crash left unwritten after the file grew. (A
-///    committed file ends in a checksum, which is almost never zero.)
+/// 3. the record's frame header (or, for a record followed only by zero bytes, its payload)
+///    fails its checksum, and the file ends in a run of at least 8 zero bytes that starts
+///    inside the part that failed and either covers the whole record or starts at a
+///    file-system block boundary: blocks a crash left unwritten after the file grew, or room
+///    a crash left half overwritten. (A committed record ends in a checksum, which is almost
+///    never zero.)
 ///
 /// Anything else that fails a check (a checksum mismatch in a complete record followed by
 /// more data or without an unwritten-block tail, a zero length) is **damage** and throws.
@@ -35,7 +37,7 @@ struct RecordScanner {
     case record(Frame)
     /// A torn tail from this offset to the end of the file, and why it is one.
     case tornTail(offset: Int, reason: String)
-    /// The end of the file.
+    /// The end of the records: the file ends here, or only zero bytes follow (room).
     case end
   }
 
@@ -59,7 +61,7 @@ struct RecordScanner {
   /// - Complexity: O(*n*) in the record's size (its checksum).
   func step(at offset: Int) throws(FormatError) -> Step {
     let remaining = file.count - offset
-    if remaining == 0 { return .end }
+    if offset >= zeroTailStart { return .end }
     guard remaining >= BinaryFormat.frameHeaderSize else {
       return .tornTail(
         offset: offset, reason: "record header cut short: \(remaining) of 8 bytes")
@@ -88,7 +90,7 @@ struct RecordScanner {
     let payloadChecksum = UInt32(
       littleEndian: file.loadUnaligned(fromByteOffset: payloadStart + length, as: UInt32.self))
     guard CRC32C.parallelChecksum(payload) == payloadChecksum else {
-      if end == file.count && endsInUnwrittenBlocks(from: offset, before: end) {
+      if endsInUnwrittenBlocks(from: offset, before: end) {
         return .tornTail(offset: offset, reason: "unwritten zero bytes at the end of the file")
       }
       throw FormatError(offset: offset, message: "record checksum mismatch")
@@ -97,8 +99,9 @@ struct RecordScanner {
   }
 
   /// Rule 3: the file ends in at least 8 zero bytes whose run starts before `limit` (inside
-  /// the part of the record that failed its check) and either covers the whole record from
-  /// `start` or begins at a file-system block boundary.
+  /// the part of the record that failed its check, so nothing but zero bytes follows the
+  /// record) and either covers the whole record from `start` or begins at a file-system
+  /// block boundary.
   private func endsInUnwrittenBlocks(from start: Int, before limit: Int) -> Bool {
     guard file.count - zeroTailStart >= BinaryFormat.frameHeaderSize, zeroTailStart < limit
     else { return false }

@@ -8,6 +8,11 @@ import Foundation
 
 /// An open store file: its descriptor, its lock, and durable appends.
 ///
+/// An append may reserve room: zero bytes after the records, which later appends overwrite.
+/// `fdatasync` after writing inside the file's size syncs the data alone, while an append
+/// that grows the file must also commit its new size to the file system's journal (about a
+/// quarter of a small save's time on ext4). The room is cut off when the file is closed.
+///
 /// Every failure throws an ``ObjectGraphError`` with code ``ObjectGraphError/Code/io`` (or
 /// ``ObjectGraphError/Code/storeInUse`` for a held lock) that names the file and the system
 /// error. Not thread-safe: it is `Sendable` only so that ``BinaryStore`` can keep it in its
@@ -27,18 +32,24 @@ final class StoreFile: @unchecked Sendable {
   private(set) var url: URL
   /// The open file descriptor, or -1 once closed.
   private(set) var descriptor: Int32
-  /// The file's size: where the next append goes.
+  /// The end of the records: where the next append goes.
+  private(set) var end: Int
+  /// The file's size: ``end`` and the zero bytes reserved after it for later appends.
   private(set) var size: Int
+  /// Whether the file was opened for writing (only then is reserved room cut off at close).
+  private let isWritable: Bool
   /// The test hook that counts operations and injects failures, if any.
   private let probe: StoreIOProbe?
   /// Set when a failed append could not be rolled back: the file's end is then unknown and
   /// every further write is refused.
   private var rollbackFailed = false
 
-  private init(url: URL, descriptor: Int32, size: Int, probe: StoreIOProbe?) {
+  private init(url: URL, descriptor: Int32, size: Int, isWritable: Bool, probe: StoreIOProbe?) {
     self.url = url
     self.descriptor = descriptor
+    self.end = size
     self.size = size
+    self.isWritable = isWritable
     self.probe = probe
   }
 
@@ -80,7 +91,9 @@ final class StoreFile: @unchecked Sendable {
       _ = systemClose(descriptor)
       throw error
     }
-    return StoreFile(url: url, descriptor: descriptor, size: Int(status.st_size), probe: probe)
+    return StoreFile(
+      url: url, descriptor: descriptor, size: Int(status.st_size), isWritable: mode != .readOnly,
+      probe: probe)
   }
 
   /// Takes the exclusive lock on the file (or, with `exclusive` false, a shared one that
@@ -151,35 +164,63 @@ final class StoreFile: @unchecked Sendable {
     }
   }
 
-  /// Appends `bytes` at the end of the file and, when `synchronize` is set, makes them
+  /// Appends `bytes` at the end of the records and, when `synchronize` is set, makes them
   /// durable with `fdatasync` before returning.
   ///
-  /// On failure the file is cut back to its previous size, as if nothing was written.
+  /// The bytes overwrite reserved room when it holds them. Otherwise the file grows, and with
+  /// `room` above zero it grows by zero bytes too, to the next multiple of `room` at least
+  /// `room / 4` past the new end, so the appends that follow overwrite instead of growing.
+  ///
+  /// On failure the file is put back as it was, byte for byte: cut back to the old end, then
+  /// grown again to its old size (zero bytes, which is what the room held).
   ///
   /// - Throws: ``ObjectGraphError/Code/io`` naming the file and the system error.
   /// - Complexity: O(*n*) in the number of bytes, plus one `fdatasync`.
-  func append(_ bytes: [UInt8], synchronize: Bool) throws {
-    try bytes.withUnsafeBytes { try append($0, synchronize: synchronize) }
+  func append(_ bytes: [UInt8], synchronize: Bool, reservingRoom room: Int = 0) throws {
+    try bytes.withUnsafeBytes { try append($0, synchronize: synchronize, reservingRoom: room) }
   }
 
-  /// Appends `bytes` at the end of the file, as ``append(_:synchronize:)-([UInt8],_)``.
-  func append(_ bytes: UnsafeRawBufferPointer, synchronize: Bool) throws {
+  /// Appends `bytes` at the end of the records, as
+  /// ``append(_:synchronize:reservingRoom:)-([UInt8],_,_)``.
+  func append(_ bytes: UnsafeRawBufferPointer, synchronize: Bool, reservingRoom room: Int = 0)
+    throws
+  {
     guard !rollbackFailed else {
       throw ObjectGraphError(
         .io, "\(url.path): an earlier failed write could not be undone; reopen the store",
         file: url)
     }
+    let previousEnd = end
     let previousSize = size
+    let newEnd = previousEnd + bytes.count
+    var newSize = max(previousSize, newEnd)
+    if newEnd > previousSize && room > 0 {
+      newSize = (newEnd + room / 4 + room - 1) / room * room
+    }
     do {
-      try write(bytes, at: previousSize)
+      try write(bytes, at: previousEnd)
+      if newSize > max(previousSize, newEnd) {
+        try writeZeros(count: newSize - newEnd, at: newEnd)
+      }
       if synchronize { try synchronizeData() }
-      size = previousSize + bytes.count
+      end = newEnd
+      size = newSize
     } catch {
-      if ftruncate(descriptor, off_t(previousSize)) != 0 || fdatasync(descriptor) != 0 {
+      if ftruncate(descriptor, off_t(previousEnd)) != 0
+        || (previousSize > previousEnd && ftruncate(descriptor, off_t(previousSize)) != 0)
+        || fdatasync(descriptor) != 0
+      {
         rollbackFailed = true
       }
       throw error
     }
+  }
+
+  /// Records that the records end at `offset` and the zero bytes after it, up to ``size``,
+  /// are room reserved by an earlier append.
+  func adoptRoom(after offset: Int) {
+    precondition(offset <= size, "the records cannot end past the end of the file")
+    end = offset
   }
 
   /// Cuts the file to `length` bytes (not durable until synchronized).
@@ -189,6 +230,7 @@ final class StoreFile: @unchecked Sendable {
     guard ftruncate(descriptor, off_t(length)) == 0 else {
       throw Self.ioError(url, "cannot truncate")
     }
+    end = length
     size = length
   }
 
@@ -238,9 +280,13 @@ final class StoreFile: @unchecked Sendable {
     }
   }
 
-  /// Releases the lock and the descriptor. Idempotent.
+  /// Cuts off reserved room, then releases the lock and the descriptor. Idempotent.
+  ///
+  /// The cut is not synced: room that outlives a crash is zero bytes, which the next open
+  /// takes as room again.
   func close() {
     guard descriptor >= 0 else { return }
+    if isWritable && size > end { _ = ftruncate(descriptor, off_t(end)) }
     _ = systemClose(descriptor)
     descriptor = -1
   }
@@ -249,19 +295,30 @@ final class StoreFile: @unchecked Sendable {
   private func write(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws {
     probe?.count(.write)
     let failing = probe?.takeFault(.write) == true
-    var written = 0
     // An injected failure writes half of the bytes first, like a full disk would.
     let limit = failing ? buffer.count / 2 : buffer.count
-    while written < limit {
+    try writeFully(UnsafeRawBufferPointer(rebasing: buffer[..<limit]), at: offset)
+    if failing { throw Self.ioError(url, "cannot write to", code: ENOSPC) }
+  }
+
+  /// Writes `count` zero bytes at `offset` (reserved room; not counted by the probe).
+  private func writeZeros(count: Int, at offset: Int) throws {
+    let zeros = [UInt8](repeating: 0, count: count)
+    try zeros.withUnsafeBytes { try writeFully($0, at: offset) }
+  }
+
+  private func writeFully(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws {
+    var written = 0
+    while written < buffer.count {
       let result = pwrite(
-        descriptor, buffer.baseAddress! + written, limit - written, off_t(offset + written))
+        descriptor, buffer.baseAddress! + written, buffer.count - written,
+        off_t(offset + written))
       if result < 0 {
         if errno == EINTR { continue }
         throw Self.ioError(url, "cannot write to")
       }
       written += result
     }
-    if failing { throw Self.ioError(url, "cannot write to", code: ENOSPC) }
   }
 
   /// Removes the file at `url`, if there is one.

@@ -15,6 +15,14 @@ struct StoreReplayer {
     var reason: String
   }
 
+  /// Where a walk of the records stopped.
+  struct Ending {
+    /// The file offset just past the last complete record: where the next save goes.
+    var recordsEnd: Int
+    /// The torn tail from ``recordsEnd`` on, if the walk stopped at one.
+    var tornTail: TornTail?
+  }
+
   /// What replaying a file found.
   struct Outcome {
     /// The live objects after the last complete record.
@@ -23,6 +31,8 @@ struct StoreReplayer {
     var records = 0
     /// How many of them were snapshot records.
     var snapshotRecords = 0
+    /// The file offset just past the last complete record.
+    var recordsEnd = 0
     /// The torn tail the walk stopped at, if any.
     var tornTail: TornTail?
   }
@@ -36,20 +46,21 @@ struct StoreReplayer {
 
   /// Calls `body` with each complete record, in file order.
   ///
-  /// - Returns: The torn tail the walk stopped at, or `nil` when it reached the end.
+  /// - Returns: Where the records end, and the torn tail there if the file does not end
+  ///   cleanly (with nothing or only zero bytes after the last record).
   /// - Throws: ``FormatError`` at the first damaged record, or what `body` throws.
   /// - Complexity: O(*n*) in the size of the file.
   func forEachRecord(
     _ body: (RecordScanner.Frame, RecordReader.Decoded) throws(FormatError) -> Void
-  ) throws(FormatError) -> TornTail? {
+  ) throws(FormatError) -> Ending {
     let scanner = RecordScanner(file: file)
     var offset = start
     while true {
       switch try scanner.step(at: offset) {
       case .end:
-        return nil
+        return Ending(recordsEnd: offset)
       case .tornTail(let tornOffset, let reason):
-        return TornTail(offset: tornOffset, reason: reason)
+        return Ending(recordsEnd: offset, tornTail: TornTail(offset: tornOffset, reason: reason))
       case .record(let frame):
         let payload = UnsafeRawBufferPointer(rebasing: file[frame.payload])
         try body(
@@ -77,7 +88,7 @@ struct StoreReplayer {
   /// - Throws: As ``replay()``.
   func replay(into outcome: inout Outcome) throws(FormatError) {
     let applier = ChangesetApplier(schema: schema)
-    outcome.tornTail = try forEachRecord { frame, decoded throws(FormatError) in
+    let ending = try forEachRecord { frame, decoded throws(FormatError) in
       do {
         switch decoded.record {
         case .changeset(let changeset):
@@ -95,5 +106,7 @@ struct StoreReplayer {
       outcome.graph.sampleObjectSize(bytes: decoded.objectBytes, count: decoded.objectCount)
       outcome.records += 1
     }
+    outcome.recordsEnd = ending.recordsEnd
+    outcome.tornTail = ending.tornTail
   }
 }
