@@ -217,7 +217,9 @@ final class EntityTable {
     case .toOne(let target):
       if target != nil, inverseLists[property] != nil { return }
       storedToOneIndexes[property]?.add(object, for: target.map(ObjectIdentifier.init))
-    case .toMany, .deferred: break  // registered objects hold no deferred defaults
+    // Registered objects hold no deferred defaults, and no stored strings in indexed
+    // attributes (a loader decodes those at once).
+    case .toMany, .deferred: break
     }
   }
 
@@ -229,7 +231,9 @@ final class EntityTable {
     case .toOne(let target):
       if target != nil, inverseLists[property] != nil { return }
       storedToOneIndexes[property]?.remove(object, for: target.map(ObjectIdentifier.init))
-    case .toMany, .deferred: break  // registered objects hold no deferred defaults
+    // Registered objects hold no deferred defaults, and no stored strings in indexed
+    // attributes (a loader decodes those at once).
+    case .toMany, .deferred: break
     }
   }
 }

@@ -165,7 +165,7 @@ public final class ObjectContext {
 
   private func register(_ object: ManagedObject) {
     let table = self.table(for: object.model)
-    object.resolveDeferredDefaults()
+    object.resolveDeferredValues()
     if reservedNumbers.isEmpty { reservedNumbers = coordinator.reserveObjectNumbers(1024) }
     let id = ObjectID(rawValue: reservedNumbers.popFirst()!)
     object.storedObjectID = id
@@ -290,7 +290,7 @@ public final class ObjectContext {
     let ids = objects.ids
     let entities = objects.entities
     let starts = objects.starts
-    try objects.withMutableValues { values in
+    try objects.withMutableValues { values, deferredStrings in
       // The live objects' values, with removed objects' (all `.null`) left out.
       var liveValueCount = values.count
       for position in ids.indices where entities[position] == PackedObjects.removed {
@@ -306,6 +306,9 @@ public final class ObjectContext {
       var lastEntity = -1
       var model = EntityModel.describing
       var emptySlots: [Slot?] = []
+      // Strings left as bytes, met in the order of their values' positions.
+      let deferred = deferredStrings.entries
+      var nextDeferred = 0
       try state.run(.materialize, model: nil) {
         for position in ids.indices where entities[position] != PackedObjects.removed {
           let id = ids[position]
@@ -332,9 +335,26 @@ public final class ObjectContext {
           let slots = nextSlot
           nextSlot += valueCount
           let source = values.baseAddress! + range.lowerBound
+          // Skip the strings of removed objects and replaced values.
+          while nextDeferred < deferred.count
+            && (deferred[nextDeferred].isDiscarded
+              || deferred[nextDeferred].position < range.lowerBound)
+          {
+            nextDeferred += 1
+          }
           for (index, empty) in emptySlots.enumerated() {
             if let empty {
               (slots + index).initialize(to: empty)
+            } else if nextDeferred < deferred.count,
+              deferred[nextDeferred].position == range.lowerBound + index,
+              let string = deferredStrings.string(deferred[nextDeferred])
+            {
+              // Indexed attributes are indexed on another thread: no slot of theirs may
+              // change when first read, so their strings are decoded now.
+              (slots + index).initialize(
+                to: model.isIndexed[index]
+                  ? .value(.string(string.value)) : .deferred(.storedString(string)))
+              nextDeferred += 1
             } else {
               (slots + index).initialize(to: .value((source + index).move()))
               (source + index).initialize(to: .null)

@@ -61,7 +61,7 @@ public struct Attribute<Value> {
       case .create:
         if Value.self == UUID.self, let makeUUID = makeDefault as? () -> UUID {
           // Specialized for `UUID` in the model's module, the cast is free.
-          return state.append(.deferred(DeferredDefault(makeUUID)))
+          return state.append(.deferred(.uuid(makeUUID)))
         }
         return state.append(.value(AttributeCodec.encode(state.evaluateDefault(makeDefault))))
       case .describe:

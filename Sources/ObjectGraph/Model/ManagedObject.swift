@@ -167,8 +167,8 @@ open class ManagedObject: Observable, Hashable {
     return slots[index]
   }
 
-  /// Registers a read of a property with Observation and makes a deferred default; after
-  /// it, `slots[index]` holds the property's value.
+  /// Registers a read of a property with Observation and makes a deferred value; after it,
+  /// `slots[index]` holds the property's value.
   @usableFromInline
   final func willRead(_ index: Int) {
     if isPrototype {
@@ -177,7 +177,7 @@ open class ManagedObject: Observable, Hashable {
     }
     let observation = self.observation ?? makeObservation()
     observation.registrar.access(self, keyPath: observationKey(index))
-    if case .deferred(let pending) = slots[index] { slots[index] = .value(pending.make()) }
+    resolveDeferredValue(index)
   }
 
   /// Seats the object in its context's current shared registrar (or one of its own when
@@ -250,6 +250,9 @@ open class ManagedObject: Observable, Hashable {
     guard isTrackedOrObserved else {
       slots[index] = .value(value)  // untracked: an equal value needs no care
       return
+    }
+    if case .deferred(.storedString(let string)) = slots[index] {
+      slots[index] = .value(.string(string.value))  // equal to `value`, it is no change
     }
     if case .value(let old) = slots[index], old == value { return }
     writeTrackedSlot(index, .value(value), edit: nil)

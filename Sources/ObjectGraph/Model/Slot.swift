@@ -7,8 +7,9 @@ enum Slot {
   case toOne(ManagedObject?)
   /// A to-many relationship's objects, in order.
   case toMany([ManagedObject])
-  /// An attribute whose default value is made on first use (see ``DeferredDefault``).
-  case deferred(DeferredDefault)
+  /// An attribute whose value is made on first use: a default, or a stored string not yet
+  /// decoded (see ``DeferredValue``).
+  case deferred(DeferredValue)
 
   @usableFromInline
   var object: ManagedObject? {
@@ -25,9 +26,14 @@ enum Slot {
     }
   }
 
+  /// The attribute's value: a stored string decoded (each time), `.null` for a default
+  /// not made yet and for relationships.
   @usableFromInline
   var value: PersistentValue {
-    if case .value(let value) = self { return value }
-    return .null
+    switch self {
+    case .value(let value): value
+    case .deferred(let pending): pending.storedValue ?? .null
+    case .toOne, .toMany: .null
+    }
   }
 }

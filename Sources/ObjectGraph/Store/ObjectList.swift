@@ -69,15 +69,21 @@ struct ObjectList: Sendable {
   }
 
   /// Calls `body` with each object's id, entity and values, in order, making no snapshot.
+  ///
+  /// Deferred strings (``PackedObjects/deferredStrings``) show as `.null`, so only a caller
+  /// that reads no string attribute may pass `readsStrings: false`; otherwise the objects
+  /// must have none.
   func forEach(
+    readsStrings: Bool = true,
     _ body: (ObjectID, Int, UnsafeBufferPointer<PersistentValue>) throws -> Void
   ) rethrows {
-    try forEach(in: 0..<positionCount, body)
+    try forEach(in: 0..<positionCount, readsStrings: readsStrings, body)
   }
 
-  /// Calls `body` with the id, entity and values of each object at `positions`, in order.
+  /// Calls `body` with the id, entity and values of each object at `positions`, in order
+  /// (see ``forEach(readsStrings:_:)``).
   func forEach(
-    in positions: Range<Int>,
+    in positions: Range<Int>, readsStrings: Bool = true,
     _ body: (ObjectID, Int, UnsafeBufferPointer<PersistentValue>) throws -> Void
   ) rethrows {
     switch storage {
@@ -86,6 +92,8 @@ struct ObjectList: Sendable {
         try snapshot.values.withUnsafeBufferPointer { try body(snapshot.id, snapshot.entity, $0) }
       }
     case .packed(let packed):
+      precondition(
+        !readsStrings || packed.deferredStrings.isEmpty, "deferred strings would read as nil")
       try packed.values.withUnsafeBufferPointer { values in
         for position in positions where packed.isLive(position) {
           try body(

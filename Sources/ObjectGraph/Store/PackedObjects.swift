@@ -7,6 +7,10 @@
 ///
 /// An object can be removed in place: its entity becomes `-1` and its values `.null`, so
 /// positions stay put and order is kept; every reader skips removed objects.
+///
+/// A store's decoder may leave string values as bytes (``deferredStrings``); then their
+/// values are `.null` placeholders. Reading an object as a snapshot decodes them; a loader
+/// that takes the values must take the deferred strings with them.
 struct PackedObjects: Sendable {
   /// The entity of a removed object.
   static let removed: Int32 = -1
@@ -18,6 +22,8 @@ struct PackedObjects: Sendable {
   private(set) var values: [PersistentValue] = []
   /// The number of objects not removed.
   private(set) var liveCount = 0
+  /// String values left as bytes, whose values are `.null` placeholders.
+  private(set) var deferredStrings = DeferredStrings()
 
   init() {}
 
@@ -26,14 +32,18 @@ struct PackedObjects: Sendable {
   /// adding 600,000 values one `append` at a time paid a uniqueness and a capacity check
   /// for each.
   ///
+  /// With `deferredStringBytes`, the filler may leave strings as bytes
+  /// (``Filler/appendDeferredString(_:_:)``), guessing they take about that many.
+  ///
   /// - Throws: What `fill` throws; the objects written until then are freed.
   static func filling<Failure: Error>(
-    objectCapacity: Int, valueCapacity: Int,
+    objectCapacity: Int, valueCapacity: Int, deferredStringBytes: Int? = nil,
     _ fill: (inout Filler) throws(Failure) -> Void
   ) throws(Failure) -> PackedObjects {
     var objects = PackedObjects()
     var failure: Failure?
     var objectCount = 0
+    var deferredStrings: DeferredStrings?
     // Room for at least one of each, so every buffer has an address (an empty one need not).
     objects.ids = [ObjectID](unsafeUninitializedCapacity: max(objectCapacity, 1)) { ids, idCount in
       objects.entities = [Int32](unsafeUninitializedCapacity: max(objectCapacity, 1)) {
@@ -45,7 +55,8 @@ struct PackedObjects: Sendable {
             var filler = Filler(
               ids: ids.baseAddress!, entities: entities.baseAddress!, starts: starts.baseAddress!,
               values: values.baseAddress!, objectCapacity: objectCapacity,
-              valueCapacity: valueCapacity)
+              valueCapacity: valueCapacity,
+              strings: deferredStringBytes.map { DeferredStrings.Builder(reservingBytes: $0) })
             do throws(Failure) {
               try fill(&filler)
             } catch {
@@ -53,6 +64,7 @@ struct PackedObjects: Sendable {
             }
             valueCount = filler.valueCount
             objectCount = filler.objectCount
+            deferredStrings = filler.strings?.finish()
           }
           startCount = objectCount
         }
@@ -62,6 +74,7 @@ struct PackedObjects: Sendable {
     }
     if let failure { throw failure }
     objects.liveCount = objectCount
+    objects.deferredStrings = deferredStrings ?? DeferredStrings()
     return objects
   }
 
@@ -76,6 +89,11 @@ struct PackedObjects: Sendable {
     let valueCapacity: Int
     fileprivate(set) var objectCount = 0
     fileprivate(set) var valueCount = 0
+    /// The strings left as bytes, when the filler may defer them.
+    fileprivate var strings: DeferredStrings.Builder?
+
+    /// Whether strings may be left as bytes (``appendDeferredString(_:_:)``).
+    var defersStrings: Bool { strings != nil }
 
     /// Whether another object with `valueCount` values fits.
     func hasRoom(forValues count: Int) -> Bool {
@@ -96,6 +114,18 @@ struct PackedObjects: Sendable {
     mutating func appendValue(_ value: consuming PersistentValue) {
       (values + valueCount).initialize(to: value)
       valueCount += 1
+    }
+
+    /// Adds the string made of `prefix` then `suffix` to the object begun last, as bytes when
+    /// the filler defers strings (``defersStrings``) and they fit, otherwise decoded.
+    mutating func appendDeferredString(
+      _ prefix: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer
+    ) {
+      if strings?.append(prefix, suffix, position: valueCount) == true {
+        appendValue(.null)
+      } else {
+        appendValue(.string(String(concatenating: prefix, suffix)))
+      }
     }
   }
 
@@ -122,11 +152,27 @@ struct PackedObjects: Sendable {
     starts[position]..<(position + 1 < starts.count ? starts[position + 1] : valueCount)
   }
 
-  /// The object at `position` as a snapshot.
+  /// The object at `position` as a snapshot, deferred strings decoded.
   func snapshot(at position: Int) -> ObjectSnapshot {
-    ObjectSnapshot(
-      id: ids[position], entity: Int(entities[position]),
-      values: Array(values[valueRange(position)]))
+    let range = valueRange(position)
+    var objectValues = Array(values[range])
+    for index in deferredStrings.entryIndexes(of: range) {
+      let entry = deferredStrings.entries[index]
+      if let string = deferredStrings.string(entry) {
+        objectValues[entry.position - range.lowerBound] = .string(string.value)
+      }
+    }
+    return ObjectSnapshot(id: ids[position], entity: Int(entities[position]), values: objectValues)
+  }
+
+  /// The value at `index` of ``values``, a deferred string decoded.
+  func value(at index: Int) -> PersistentValue {
+    for entryIndex in deferredStrings.entryIndexes(of: index..<index + 1) {
+      if let string = deferredStrings.string(deferredStrings.entries[entryIndex]) {
+        return .string(string.value)
+      }
+    }
+    return values[index]
   }
 
   /// The objects not removed, as snapshots, in order.
@@ -167,22 +213,38 @@ struct PackedObjects: Sendable {
   mutating func replaceValues(at position: Int, with newValues: [PersistentValue]) {
     let range = valueRange(position)
     precondition(range.count == newValues.count, "an object's values changed in number")
+    deferredStrings.discard(range)
     values.replaceSubrange(range, with: newValues)
   }
 
   /// Removes the object at `position`, freeing its values but keeping every position.
   mutating func remove(at position: Int) {
     guard isLive(position) else { return }
+    deferredStrings.discard(valueRange(position))
     for index in valueRange(position) { values[index] = .null }
     entities[position] = Self.removed
     liveCount -= 1
   }
 
-  /// Calls `body` with the values buffer, so a loader can move values out; whatever it
-  /// leaves behind must be initialized again (``PersistentValue/null`` is free to destroy).
+  /// Calls `body` with the values buffer and the deferred strings, so a loader can move
+  /// values out; whatever it leaves behind must be initialized again
+  /// (``PersistentValue/null`` is free to destroy).
   mutating func withMutableValues<Result>(
-    _ body: (UnsafeMutableBufferPointer<PersistentValue>) throws -> Result
+    _ body: (UnsafeMutableBufferPointer<PersistentValue>, DeferredStrings) throws -> Result
   ) rethrows -> Result {
-    try values.withUnsafeMutableBufferPointer { try body($0) }
+    let deferredStrings = deferredStrings
+    return try values.withUnsafeMutableBufferPointer { try body($0, deferredStrings) }
+  }
+}
+
+extension String {
+  /// The string whose UTF-8 bytes are `prefix` then `suffix`, invalid UTF-8 repaired.
+  init(concatenating prefix: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer) {
+    self.init(unsafeUninitializedCapacity: prefix.count + suffix.count) { target in
+      let raw = UnsafeMutableRawBufferPointer(target)
+      raw.copyMemory(from: prefix)
+      UnsafeMutableRawBufferPointer(rebasing: raw[prefix.count...]).copyMemory(from: suffix)
+      return prefix.count + suffix.count
+    }
   }
 }

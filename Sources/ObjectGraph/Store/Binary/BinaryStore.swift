@@ -272,11 +272,13 @@ public final class BinaryStore: PersistentStore {
 
   /// Applies every record after the header, stopping at the end or at a torn tail.
   /// Replays a whole file's records (the walk tools use too: ``StoreReplayer``).
+  /// Snapshots' strings stay bytes until read (see ``StoredStrings``): the objects go to a
+  /// context, or are read as snapshots, which decode them.
   private func replay(_ buffer: UnsafeRawBufferPointer, from start: Int, schema: Schema) throws
     -> StoreReplayer.Outcome
   {
     try checked { () throws(FormatError) in
-      try StoreReplayer(file: buffer, start: start, schema: schema).replay()
+      try StoreReplayer(file: buffer, start: start, schema: schema, defersStrings: true).replay()
     }
   }
 

@@ -40,6 +40,11 @@ struct ByteReader {
     return byte
   }
 
+  /// The next byte, not read yet; `nil` at the end.
+  func peekByte() -> UInt8? {
+    position < buffer.count ? buffer[position] : nil
+  }
+
   /// Reads `count` raw bytes, without copying.
   mutating func readBytes(_ count: Int) throws(FormatError) -> UnsafeRawBufferPointer {
     guard count >= 0, count <= remaining else {

@@ -47,7 +47,7 @@ struct LiveGraph {
     guard let position = index[id] else { return nil }
     let range = objects.valueRange(position)
     guard property >= 0, property < range.count else { return nil }
-    return objects.values[range.lowerBound + property]
+    return objects.value(at: range.lowerBound + property)
   }
 
   /// Applies a changeset, all or nothing.

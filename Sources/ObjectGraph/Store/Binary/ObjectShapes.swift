@@ -48,7 +48,7 @@ struct ObjectShapes {
     lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
     nextObjectNumber = contents.nextObjectNumber
     entities.reserve(upTo: contents.nextObjectNumber)
-    contents.list.forEach { id, entity, values in
+    contents.list.forEach(readsStrings: false) { id, entity, values in
       entities[id] = Int32(entity)
       for property in listProperties[entity] {
         let count = Self.listCount(values[property])

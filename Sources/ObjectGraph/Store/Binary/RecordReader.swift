@@ -40,11 +40,13 @@ struct RecordReader {
   ///   - offset: The file offset of the payload's first byte, for error messages.
   ///   - schema: The file's schema: every whole object must be of one of its entities and
   ///     have one value per property.
+  ///   - defersStrings: Whether a snapshot's strings are left as bytes
+  ///     (``PackedObjects/deferredStrings``), for a loader that decodes them when read.
   /// - Throws: ``FormatError`` naming the offset of the first undecodable byte.
   /// - Complexity: O(*n*) in the payload's size.
-  static func decode(_ payload: UnsafeRawBufferPointer, at offset: Int, schema: Schema)
-    throws(FormatError) -> Decoded
-  {
+  static func decode(
+    _ payload: UnsafeRawBufferPointer, at offset: Int, schema: Schema, defersStrings: Bool = false
+  ) throws(FormatError) -> Decoded {
     var decoder = RecordReader(
       ByteReader(payload, origin: offset), valueCounts: schema.entities.map(\.properties.count))
     let kindOffset = decoder.reader.fileOffset
@@ -58,12 +60,12 @@ struct RecordReader {
       record = .changeset(changeset)
     case .snapshot:
       let next = try decoder.reader.readVarint()
-      let objects = try decoder.readObjects()
+      let objects = try decoder.readObjects(defersStrings: defersStrings)
       objectCount = objects.positionCount
       record = .snapshot(objects: objects, nextObjectNumber: next)
     case .snapshotInParts:
       let next = try decoder.reader.readVarint()
-      let objects = try decoder.readParts()
+      let objects = try decoder.readParts(defersStrings: defersStrings)
       objectCount = objects.positionCount
       record = .snapshot(objects: objects, nextObjectNumber: next)
     case nil:
@@ -113,7 +115,7 @@ struct RecordReader {
   /// The parts could be decoded on several threads at once; measured, it did not pay: the
   /// other thread's allocations (the strings, half the values) come from a heap of its own,
   /// fresh memory whose page faults cost what the second core saved.
-  private mutating func readParts() throws(FormatError) -> PackedObjects {
+  private mutating func readParts(defersStrings: Bool) throws(FormatError) -> PackedObjects {
     let tableOffset = reader.fileOffset
     let partCount = try reader.readCount(minimumElementSize: 2)
     guard partCount > 0 else { throw FormatError(offset: tableOffset, message: "no parts") }
@@ -134,7 +136,8 @@ struct RecordReader {
     }
     return try PackedObjects.filling(
       objectCapacity: objectTotal,
-      valueCapacity: min(byteTotal, objectTotal * (valueCounts.max() ?? 0))
+      valueCapacity: min(byteTotal, objectTotal * (valueCounts.max() ?? 0)),
+      deferredStringBytes: defersStrings ? Self.deferredStringGuess(byteTotal) : nil
     ) { (objects: inout PackedObjects.Filler) throws(FormatError) in
       for (number, part) in parts.enumerated() {
         let partOffset = reader.fileOffset
@@ -152,15 +155,23 @@ struct RecordReader {
     }
   }
 
-  private mutating func readObjects() throws(FormatError) -> PackedObjects {
+  private mutating func readObjects(defersStrings: Bool = false) throws(FormatError)
+    -> PackedObjects
+  {
     let count = try reader.readCount(minimumElementSize: 3)
     // Exact for one entity; never more than the payload could hold (a value takes a byte).
     return try PackedObjects.filling(
-      objectCapacity: count, valueCapacity: min(reader.remaining, count * (valueCounts.max() ?? 0))
+      objectCapacity: count, valueCapacity: min(reader.remaining, count * (valueCounts.max() ?? 0)),
+      deferredStringBytes: defersStrings ? Self.deferredStringGuess(reader.remaining) : nil
     ) { (objects: inout PackedObjects.Filler) throws(FormatError) in
       try readObjects(count: count, into: &objects)
     }
   }
+
+  /// Room for the bytes of the deferred strings of `byteCount` bytes of objects: shared
+  /// prefixes make strings take more room decoded than encoded, and memory reserved but
+  /// never touched costs nothing.
+  private static func deferredStringGuess(_ byteCount: Int) -> Int { 4 * byteCount }
 
   /// Reads `count` objects, adding them to `objects`.
   private mutating func readObjects(count: Int, into objects: inout PackedObjects.Filler)
@@ -184,7 +195,7 @@ struct RecordReader {
       }
       objects.beginObject(id: id, entity: entity)
       for property in 0..<valueCount {
-        objects.appendValue(try readValue(property: property, owner: id))
+        try readValue(property: property, owner: id, into: &objects)
       }
       objectBytes += reader.fileOffset - start
     }
@@ -225,6 +236,24 @@ struct RecordReader {
     }
   }
 
+  /// Reads a value of a whole object into `objects`: a string as bytes when `objects`
+  /// defers strings, any other value decoded.
+  @inline(__always)
+  private mutating func readValue(
+    property: Int, owner: ObjectID, into objects: inout PackedObjects.Filler
+  ) throws(FormatError) {
+    guard objects.defersStrings, let tag = reader.peekByte(),
+      tag == BinaryFormat.ValueTag.string.rawValue
+        || tag == BinaryFormat.ValueTag.prefixedString.rawValue
+    else {
+      return objects.appendValue(try readValue(property: property, owner: owner))
+    }
+    _ = try reader.readByte()
+    try readString(prefixed: tag == BinaryFormat.ValueTag.prefixedString.rawValue, property) {
+      objects.appendDeferredString($0, $1)
+    }
+  }
+
   private mutating func readValue(property: Int, owner: ObjectID) throws(FormatError)
     -> PersistentValue
   {
@@ -245,11 +274,9 @@ struct RecordReader {
     case .integralDouble:
       return .double(Double(try reader.readSignedVarint()))
     case .string:
-      let bytes = try reader.readBytes(try reader.readCount())
-      strings.remember(then: bytes, for: property)
-      return .string(String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self))
+      return .string(try readString(prefixed: false, property, String.init(concatenating:_:)))
     case .prefixedString:
-      return .string(try readPrefixedString(property: property))
+      return .string(try readString(prefixed: true, property, String.init(concatenating:_:)))
     case .date:
       return .date(
         Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.readUInt64())))
@@ -286,25 +313,29 @@ struct RecordReader {
     }
   }
 
-  private mutating func readPrefixedString(property: Int) throws(FormatError) -> String {
-    let sharedOffset = reader.fileOffset
-    let shared = try reader.readInt()
-    let prefix = strings.previous(property)
-    guard shared >= 0, shared <= prefix.count else {
-      throw FormatError(
-        offset: sharedOffset,
-        message: "string shares \(shared) bytes with a previous string of "
-          + "\(prefix.count) bytes")
+  /// Reads a string (its tag read already): whole, or `prefixed` by bytes it shares with the
+  /// property's previous string. `use` gets the shared prefix and the rest; then the string
+  /// becomes the property's previous one.
+  private mutating func readString<Result>(
+    prefixed: Bool, _ property: Int,
+    _ use: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Result
+  ) throws(FormatError) -> Result {
+    var shared = 0
+    let previous = strings.previous(property)
+    if prefixed {
+      let sharedOffset = reader.fileOffset
+      shared = try reader.readInt()
+      guard shared >= 0, shared <= previous.count else {
+        throw FormatError(
+          offset: sharedOffset,
+          message: "string shares \(shared) bytes with a previous string of "
+            + "\(previous.count) bytes")
+      }
     }
     let suffix = try reader.readBytes(try reader.readCount())
-    let string = String(unsafeUninitializedCapacity: shared + suffix.count) { target in
-      let raw = UnsafeMutableRawBufferPointer(target)
-      raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: prefix[..<shared]))
-      UnsafeMutableRawBufferPointer(rebasing: raw[shared...]).copyMemory(from: suffix)
-      return shared + suffix.count
-    }
+    let result = use(UnsafeRawBufferPointer(rebasing: previous[..<shared]), suffix)
     strings.remember(keepingPrefix: shared, then: suffix, for: property)
-    return string
+    return result
   }
 
   private mutating func readURL(depth: Int) throws(FormatError) -> URL {

@@ -43,6 +43,9 @@ struct StoreReplayer {
   let start: Int
   /// The schema from the file's header.
   let schema: Schema
+  /// Whether snapshots' strings are left as bytes (see ``StoredStrings``): for the objects
+  /// a store hands to the context opening it.
+  var defersStrings = false
 
   /// Calls `body` with each complete record, in file order.
   ///
@@ -64,7 +67,9 @@ struct StoreReplayer {
       case .record(let frame):
         let payload = UnsafeRawBufferPointer(rebasing: file[frame.payload])
         try body(
-          frame, try RecordReader.decode(payload, at: frame.payload.lowerBound, schema: schema))
+          frame,
+          try RecordReader.decode(
+            payload, at: frame.payload.lowerBound, schema: schema, defersStrings: defersStrings))
         offset = frame.end
       }
     }

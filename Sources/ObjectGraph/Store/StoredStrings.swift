@@ -1,0 +1,68 @@
+/// The UTF-8 bytes of many stored strings, one after another, that a load left undecoded.
+///
+/// Making a `String` costs an allocation and a UTF-8 check: for the 200,000 strings of a
+/// store of 100,000 objects, a quarter of opening it, and most of them are never read (a
+/// walk of a tree reads dates and children, not titles). So a load copies the strings'
+/// bytes here and the objects' slots refer to them (``StoredString``); a string is made the
+/// first time its attribute is read.
+///
+/// Unchecked sendable: only ``DeferredStrings/Builder`` writes the bytes, before anything
+/// refers to them; after that they never change, and any thread may read them.
+@usableFromInline
+final class StoredStrings: @unchecked Sendable {
+  /// The bytes, every string's after the one before.
+  private(set) var bytes: UnsafeMutableRawPointer
+  /// The number of bytes written.
+  private(set) var count = 0
+  /// The number of bytes allocated.
+  private(set) var capacity: Int
+
+  /// Empty storage with room for `capacity` bytes (memory not touched yet costs nothing).
+  init(capacity: Int) {
+    self.capacity = max(capacity, 64)
+    bytes = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 1)
+  }
+
+  deinit { bytes.deallocate() }
+
+  /// Appends `prefix` then `suffix`, growing the storage if needed; returns where they start.
+  func append(_ prefix: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer) -> Int {
+    let start = count
+    let total = prefix.count + suffix.count
+    if count + total > capacity {
+      capacity = max(2 * capacity, count + total)
+      let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
+      grown.copyMemory(from: bytes, byteCount: count)
+      bytes.deallocate()
+      bytes = grown
+    }
+    if let base = prefix.baseAddress {
+      (bytes + count).copyMemory(from: base, byteCount: prefix.count)
+    }
+    if let base = suffix.baseAddress {
+      (bytes + count + prefix.count).copyMemory(from: base, byteCount: suffix.count)
+    }
+    count += total
+    return start
+  }
+
+  /// The string whose bytes are `count` bytes at `offset`, with any invalid UTF-8 repaired
+  /// (as every string the reader decodes).
+  func string(at offset: Int, count: Int) -> String {
+    String(
+      decoding: UnsafeBufferPointer(
+        start: (bytes + offset).assumingMemoryBound(to: UInt8.self), count: count),
+      as: UTF8.self)
+  }
+}
+
+/// One stored string not yet decoded: where its bytes are.
+@usableFromInline
+struct StoredString: Sendable {
+  let strings: StoredStrings
+  let offset: UInt32
+  let count: UInt32
+
+  /// The string, decoded now (each call decodes it again).
+  var value: String { strings.string(at: Int(offset), count: Int(count)) }
+}

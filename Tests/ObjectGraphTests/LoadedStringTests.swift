@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// A binary store hands the context opening it its strings as bytes, decoded when first
+/// read (see `StoredStrings`): they read, compare, change, roll back and index exactly as
+/// strings decoded at once.
+@Suite struct LoadedStringTests {
+  /// Strings of every shape: empty, one byte, multi-byte UTF-8, long, and runs that share
+  /// prefixes (stored as a prefix count and a suffix).
+  static let titles = [
+    "", "a", "Ünïcödé 🌳 boxes", String(repeating: "long ", count: 2_000), "Box 1", "Box 10",
+    "Box 100", "Box 1000", "Sed ut perspiciatis unde omnis 1", "Sed ut perspiciatis unde omnis 2",
+  ]
+
+  /// A reopened stack over boxes with ``titles`` (and details derived from them).
+  private func reopenedBoxes() throws -> Stack {
+    let stack = try Stack(.binary)
+    for (number, title) in Self.titles.enumerated() {
+      let box = Box(title: title, created: Date(timeIntervalSince1970: Double(number)))
+      box.detail = "detail of " + title
+      stack.context.insert(box)
+    }
+    try stack.context.save()
+    return try stack.reopened()
+  }
+
+  private func boxesByCreation(_ context: ObjectContext) throws -> [Box] {
+    try context.fetch(FetchDescriptor<Box>(sortBy: [SortDescriptor(\.created)]))
+  }
+
+  @Test func everyStringReadsAsSaved() throws {
+    let stack = try reopenedBoxes()
+    let boxes = try boxesByCreation(stack.context)
+    let titleIndex = try #require(boxes.first?.model.properties.firstIndex { $0.name == "title" })
+    let deferred = boxes.filter {
+      if case .deferred(.storedString) = $0.slots[titleIndex] { return true }
+      return false
+    }
+    #expect(deferred.count == boxes.count, "no title is decoded before it is read")
+    #expect(boxes.map(\.title) == Self.titles)
+    #expect(boxes.map(\.detail) == Self.titles.map { "detail of " + $0 })
+    // Read again: the slot now holds the decoded string.
+    #expect(boxes.map(\.title) == Self.titles)
+    let loaded = try stack.store.load().objects
+    let titles = loaded.compactMap { snapshot -> String? in
+      guard case .string(let title) = snapshot.values[1] else { return nil }
+      return title
+    }
+    #expect(titles.sorted() == Self.titles.sorted(), "a second load decodes its strings")
+  }
+
+  @Test func predicatesAndSortsSeeLoadedStrings() throws {
+    let stack = try reopenedBoxes()
+    let title = Self.titles[2]
+    let found = try stack.context.fetch(
+      FetchDescriptor<Box>(predicate: #Predicate { $0.title == title }))
+    #expect(found.map(\.detail) == ["detail of " + title])
+    let sorted = try stack.context.fetch(FetchDescriptor<Box>(sortBy: [SortDescriptor(\.title)]))
+    #expect(sorted.map(\.title) == Self.titles.sorted())
+  }
+
+  @Test func settingALoadedStringToItsOwnValueIsNoChange() throws {
+    let stack = try reopenedBoxes()
+    let boxes = try boxesByCreation(stack.context)
+    // Written without being read first: the stored bytes are compared, not skipped.
+    for (box, title) in zip(boxes, Self.titles) { box.title = title }
+    #expect(!stack.context.hasChanges)
+  }
+
+  @Test func aChangedLoadedStringKeepsItsCommittedValue() throws {
+    let stack = try reopenedBoxes()
+    let box = try boxesByCreation(stack.context)[2]
+    box.title = "renamed"
+    #expect(stack.context.committedValues(of: box)["title"] == .string(Self.titles[2]))
+    #expect(stack.context.changedValues(of: box)["title"] == .string("renamed"))
+    stack.context.rollback()
+    #expect(box.title == Self.titles[2])
+    #expect(!stack.context.hasChanges)
+  }
+
+  @Test func changesSavedAfterTheSnapshotReplaceItsStrings() throws {
+    var stack = try reopenedBoxes()
+    var boxes = try boxesByCreation(stack.context)
+    boxes[1].title = "renamed once"
+    stack.context.delete(boxes[3])
+    try stack.context.save()
+    boxes[1].detail = "a new detail"
+    try stack.context.save()
+    stack = try stack.reopened()
+    boxes = try boxesByCreation(stack.context)
+    var expected = Self.titles
+    expected[1] = "renamed once"
+    expected.remove(at: 3)
+    #expect(boxes.map(\.title) == expected)
+    #expect(boxes[1].detail == "a new detail")
+    #expect(boxes[2].detail == "detail of " + Self.titles[2])
+  }
+
+  /// Unique and indexed strings are decoded at load: the index built on another thread
+  /// (from 4,096 objects) reads them while the app reads the rest.
+  @Test(arguments: [40, 4_106])
+  func uniqueStringsAreIndexedAfterReopening(count: Int) throws {
+    var stack = try Stack(.binary)
+    for number in 0..<count { stack.context.insert(Tag(name: "tag \(number)")) }
+    try stack.context.save()
+    stack = try stack.reopened()
+    let name = "tag \(count - 1)"
+    let found = try stack.context.fetch(
+      FetchDescriptor<Tag>(predicate: #Predicate { $0.name == name }))
+    #expect(found.map(\.name) == [name])
+    stack.context.insert(Tag(name: "tag 0"))
+    #expect(throws: ObjectGraphError.self) { try stack.context.save() }
+  }
+}
