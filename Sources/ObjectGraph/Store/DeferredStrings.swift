@@ -75,7 +75,9 @@ struct DeferredStrings: Sendable {
 
     /// The strings collected.
     func finish() -> DeferredStrings {
-      entries.isEmpty ? DeferredStrings() : DeferredStrings(strings: strings, entries: entries)
+      guard !entries.isEmpty else { return DeferredStrings() }
+      strings.shrinkToFit()
+      return DeferredStrings(strings: strings, entries: entries)
     }
   }
 }

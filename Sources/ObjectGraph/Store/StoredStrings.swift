@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The UTF-8 bytes of many stored strings, one after another, that a load left undecoded.
 ///
 /// Making a `String` costs an allocation and a UTF-8 check: for the 200,000 strings of a
@@ -8,6 +14,9 @@
 ///
 /// Unchecked sendable: only ``DeferredStrings/Builder`` writes the bytes, before anything
 /// refers to them; after that they never change, and any thread may read them.
+///
+/// The memory comes from `malloc` so that it can grow and, once complete, shrink to fit
+/// with `realloc` (a guess too large costs no copy).
 @usableFromInline
 final class StoredStrings: @unchecked Sendable {
   /// The bytes, every string's after the one before.
@@ -20,10 +29,26 @@ final class StoredStrings: @unchecked Sendable {
   /// Empty storage with room for `capacity` bytes (memory not touched yet costs nothing).
   init(capacity: Int) {
     self.capacity = max(capacity, 64)
-    bytes = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 1)
+    bytes = Self.reallocate(nil, byteCount: self.capacity)
   }
 
-  deinit { bytes.deallocate() }
+  deinit { free(bytes) }
+
+  /// Gives back the memory allocated past the bytes written.
+  func shrinkToFit() {
+    guard count < capacity else { return }
+    capacity = max(count, 1)
+    bytes = Self.reallocate(bytes, byteCount: capacity)
+  }
+
+  private static func reallocate(_ bytes: UnsafeMutableRawPointer?, byteCount: Int)
+    -> UnsafeMutableRawPointer
+  {
+    guard let reallocated = realloc(bytes, byteCount) else {
+      fatalError("ObjectGraph: out of memory for \(byteCount) bytes of strings")
+    }
+    return reallocated
+  }
 
   /// Appends `prefix` then `suffix`, growing the storage if needed; returns where they start.
   func append(_ prefix: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer) -> Int {
@@ -31,10 +56,7 @@ final class StoredStrings: @unchecked Sendable {
     let total = prefix.count + suffix.count
     if count + total > capacity {
       capacity = max(2 * capacity, count + total)
-      let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
-      grown.copyMemory(from: bytes, byteCount: count)
-      bytes.deallocate()
-      bytes = grown
+      bytes = Self.reallocate(bytes, byteCount: capacity)
     }
     if let base = prefix.baseAddress {
       (bytes + count).copyMemory(from: base, byteCount: prefix.count)
