@@ -51,9 +51,12 @@ public struct Relationship<Value: RelationshipValue> {
   ///   - inverse: The relationship on the destination class that mirrors this one.
   ///   - minimumModelCount: The fewest objects a to-many relationship may hold at save.
   ///   - maximumModelCount: The most objects a to-many relationship may hold at save.
+  ///
+  /// The key path is taken as an autoclosure, evaluated only when the class is described:
+  /// making a key path object for every object created or loaded cost a lookup and a retain.
   @inlinable
   public init<Destination: ManagedObject, Inverse: RelationshipValue>(
-    deleteRule: DeleteRule = .nullify, inverse: KeyPath<Destination, Inverse>,
+    deleteRule: DeleteRule = .nullify, inverse: @autoclosure () -> KeyPath<Destination, Inverse>,
     minimumModelCount: Int? = nil, maximumModelCount: Int? = nil
   ) {
     // Inlined into the model's module, so loading an object costs one frame lookup here.
@@ -62,14 +65,16 @@ public struct Relationship<Value: RelationshipValue> {
         return state.nextPreparedIndex()  // the loader fills the slot
       }
       // The probe is a closure (an allocation): made only when the class is described.
+      var probe: ((ManagedObject) -> Void)?
+      if state.mode == .describe {
+        let inverse = inverse()
+        probe = { object in
+          if let object = object as? Destination { _ = object[keyPath: inverse] }
+        }
+      }
       return Self.register(
         in: state, deleteRule: deleteRule, minimum: minimumModelCount,
-        maximum: maximumModelCount, inverseRoot: Destination.self,
-        inverseProbe: state.mode != .describe
-          ? nil
-          : { object in
-            if let object = object as? Destination { _ = object[keyPath: inverse] }
-          })
+        maximum: maximumModelCount, inverseRoot: Destination.self, inverseProbe: probe)
     }
   }
 
