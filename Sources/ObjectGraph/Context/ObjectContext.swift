@@ -275,7 +275,8 @@ public final class ObjectContext {
     var objects = contents.list.takePacked()
     let nextObjectNumber = contents.nextObjectNumber
     let state = ModelBuildState.current
-    var loaded: [ManagedObject] = []
+    // Unretained: `registered` holds every loaded object.
+    var loaded: [Unmanaged<ManagedObject>] = []
     loaded.reserveCapacity(objects.liveCount)
     registered.reserve(upTo: nextObjectNumber)
     var counts = [Int](repeating: 0, count: tables.count)
@@ -370,7 +371,7 @@ public final class ObjectContext {
               .corruptStore, "stored object \(id) appears twice", entity: model.name,
               objectID: id)
           }
-          loaded.append(object)
+          loaded.append(Unmanaged.passUnretained(object))
         }
       }
       // Every object exists: link the relationships, moving each stored list of
@@ -378,21 +379,24 @@ public final class ObjectContext {
       var next = 0
       lastEntity = -1
       var table = tables.first
-      var relationships: [(index: Int, model: RelationshipModel)] = []
+      var relationshipIndices: [Int] = []
+      var relationshipModels: [RelationshipModel] = []
       for position in ids.indices where entities[position] != PackedObjects.removed {
-        let object = loaded[next]
+        let object = loaded[next].takeUnretainedValue()
         next += 1
         let entity = Int(entities[position])
         if entity != lastEntity {
           lastEntity = entity
           table = tables[entity]
           model = table!.model
-          relationships = Array(zip(model.relationshipIndices, model.relationshipModels))
+          relationshipIndices = model.relationshipIndices
+          relationshipModels = model.relationshipModels
         }
         let source = values.baseAddress! + starts[position]
-        for (index, relationship) in relationships {
+        for number in relationshipIndices.indices {
+          let index = relationshipIndices[number]
           object.slots[index] = try linkedSlot(
-            source[index], index: index, relationship, of: model, id: ids[position])
+            source[index], index: index, relationshipModels[number], of: model, id: ids[position])
         }
         table!.add(object)
       }
@@ -406,7 +410,10 @@ public final class ObjectContext {
     of model: EntityModel, id: ObjectID
   ) throws -> Slot {
     func resolve(_ target: ObjectID) throws -> ManagedObject {
-      guard let object = registered[target], object.isKind(of: relationship.destinationType)
+      // The model comparison answers for all but objects of a subclass entity.
+      guard let object = registered[target],
+        object.model === relationship.destination
+          || object.isKind(of: relationship.destinationType)
       else {
         let name = model.properties[index].name
         throw ObjectGraphError(

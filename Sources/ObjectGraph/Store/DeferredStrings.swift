@@ -56,9 +56,10 @@ struct DeferredStrings: Sendable {
     private let strings: StoredStrings
     private var entries: [Entry] = []
 
-    /// A builder with room for about `byteCount` bytes of strings.
-    init(reservingBytes byteCount: Int) {
+    /// A builder with room for about `byteCount` bytes of strings, and `count` strings.
+    init(reservingBytes byteCount: Int, strings count: Int) {
       strings = StoredStrings(capacity: byteCount)
+      entries.reserveCapacity(count)
     }
 
     /// Adds the string made of `prefix` then `suffix` as the value at `position`, or returns

@@ -56,7 +56,10 @@ struct PackedObjects: Sendable {
               ids: ids.baseAddress!, entities: entities.baseAddress!, starts: starts.baseAddress!,
               values: values.baseAddress!, objectCapacity: objectCapacity,
               valueCapacity: valueCapacity,
-              strings: deferredStringBytes.map { DeferredStrings.Builder(reservingBytes: $0) })
+              strings: deferredStringBytes.map {
+                // As many strings as objects is a guess; the entries grow if it is short.
+                DeferredStrings.Builder(reservingBytes: $0, strings: objectCapacity)
+              })
             do throws(Failure) {
               try fill(&filler)
             } catch {

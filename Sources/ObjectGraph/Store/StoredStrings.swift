@@ -19,12 +19,14 @@
 /// with `realloc` (a guess too large costs no copy).
 @usableFromInline
 final class StoredStrings: @unchecked Sendable {
+  // Unchecked: written only while the builder fills it, on one thread, by methods that
+  // never call out (a dynamic exclusivity check per access cost more than the copy).
   /// The bytes, every string's after the one before.
-  private(set) var bytes: UnsafeMutableRawPointer
+  @exclusivity(unchecked) private(set) var bytes: UnsafeMutableRawPointer
   /// The number of bytes written.
-  private(set) var count = 0
+  @exclusivity(unchecked) private(set) var count = 0
   /// The number of bytes allocated.
-  private(set) var capacity: Int
+  @exclusivity(unchecked) private(set) var capacity: Int
 
   /// Empty storage with room for `capacity` bytes (memory not touched yet costs nothing).
   init(capacity: Int) {
