@@ -114,3 +114,31 @@ import Testing
     #expect(throws: ObjectGraphError.self) { try stack.context.save() }
   }
 }
+
+/// The builder of deferred strings copies shared prefixes within and across its storages.
+@Suite struct DeferredStringsBuilderTests {
+  @Test func prefixesAreSharedWithinAndAcrossStorages() {
+    // A storage of at most 64 bytes: the strings below fill several.
+    var builder = DeferredStrings.Builder(reservingBytes: 8, strings: 1, storageLimit: 64)
+    var previous = DeferredStrings.Span()
+    var expected: [String] = []
+    for number in 0..<40 {
+      let last = expected.last ?? ""
+      let shared = number % 3 == 0 ? 0 : min(last.utf8.count, 12)
+      let suffix = Array("-\(number)-suffix".utf8)
+      expected.append(String(decoding: Array(last.utf8.prefix(shared)) + suffix, as: UTF8.self))
+      previous = suffix.withUnsafeBytes {
+        builder.append(sharing: shared, of: previous, then: $0, position: 2 * number)
+      }
+    }
+    let strings = builder.finish()
+    #expect(strings.storages.count > 1)
+    #expect(strings.entries.map(\.position) == (0..<40).map { 2 * $0 })
+    #expect(strings.entries.compactMap { strings.string($0)?.value } == expected)
+    #expect(strings.entryIndexes(of: 10..<21) == 5..<11)
+    var discarded = strings
+    discarded.discard(10..<21)
+    #expect(discarded.entries.filter(\.isDiscarded).map(\.position) == [10, 12, 14, 16, 18, 20])
+    #expect(discarded.string(discarded.entries[5]) == nil)
+  }
+}

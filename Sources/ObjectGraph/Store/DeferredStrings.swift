@@ -6,17 +6,20 @@
 /// order meets them in order, and a reader of one object finds its entries by binary search.
 /// An entry whose value is replaced or removed is discarded, so it never hides a later value.
 struct DeferredStrings: Sendable {
-  /// Where the bytes of the value at `position` are; `count == .max` once discarded.
+  /// Where the bytes of the value at `position` are: in storage number `storage`, `count`
+  /// bytes at `offset`; `count == .max` once discarded.
   struct Entry {
     var position: Int
+    var storage: Int32
     var offset: UInt32
     var count: UInt32
 
     var isDiscarded: Bool { count == .max }
   }
 
-  /// The bytes the entries refer to (`nil` when there are none).
-  private(set) var strings: StoredStrings?
+  /// The bytes the entries refer to: one storage each under 4 GiB, so that a slot's
+  /// ``StoredString`` takes 16 bytes and slots stay 24.
+  private(set) var storages: [StoredStrings] = []
   /// The entries, in order of position.
   private(set) var entries: [Entry] = []
 
@@ -25,8 +28,9 @@ struct DeferredStrings: Sendable {
 
   /// The stored string of an entry, or `nil` if it was discarded.
   func string(_ entry: Entry) -> StoredString? {
-    guard !entry.isDiscarded, let strings else { return nil }
-    return StoredString(strings: strings, offset: entry.offset, count: entry.count)
+    guard !entry.isDiscarded else { return nil }
+    return StoredString(
+      strings: storages[Int(entry.storage)], offset: entry.offset, count: entry.count)
   }
 
   /// The indexes in ``entries`` of the entries of the values at `positions`.
@@ -51,34 +55,59 @@ struct DeferredStrings: Sendable {
     return low
   }
 
+  /// Where a string's bytes are while a builder collects them.
+  struct Span {
+    var storage = 0
+    var offset = 0
+    var count = 0
+  }
+
   /// Collects deferred strings while a decoder fills packed objects.
   struct Builder {
-    private let strings: StoredStrings
+    /// The storages filled before ``current``.
+    private var earlier: [StoredStrings] = []
+    /// The storage strings are added to.
+    private var current: StoredStrings
     private var entries: [Entry] = []
+    /// The most bytes one storage takes (below 4 GiB; lowered by tests).
+    private let storageLimit: Int
 
     /// A builder with room for about `byteCount` bytes of strings, and `count` strings.
-    init(reservingBytes byteCount: Int, strings count: Int) {
-      strings = StoredStrings(capacity: byteCount)
+    init(reservingBytes byteCount: Int, strings count: Int, storageLimit: Int = Int(UInt32.max)) {
+      self.storageLimit = storageLimit
+      current = StoredStrings(capacity: min(byteCount, storageLimit))
       entries.reserveCapacity(count)
     }
 
-    /// Adds the string made of `prefix` then `suffix` as the value at `position`, or returns
-    /// `false` when the bytes would pass 4 GiB (the value must then be decoded).
+    /// Adds, as the value at `position`, the string made of the first `shared` bytes of
+    /// `previous` (a string added before) then `suffix`; returns the new string, the
+    /// `previous` of the next one that shares its prefix.
     mutating func append(
-      _ prefix: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer, position: Int
-    ) -> Bool {
-      let count = prefix.count + suffix.count
-      guard strings.count + count < Int(UInt32.max) else { return false }
-      let offset = strings.append(prefix, suffix)
-      entries.append(Entry(position: position, offset: UInt32(offset), count: UInt32(count)))
-      return true
+      sharing shared: Int, of previous: Span, then suffix: UnsafeRawBufferPointer, position: Int
+    ) -> Span {
+      precondition(shared <= previous.count, "a shared prefix longer than the string")
+      let count = shared + suffix.count
+      precondition(count < storageLimit, "a string longer than a storage")
+      if current.count + count >= storageLimit {
+        earlier.append(current)
+        current = StoredStrings(capacity: min(2 * count, storageLimit))
+      }
+      let storage = earlier.count
+      let source = previous.storage == storage ? current : earlier[previous.storage]
+      let offset = current.append(sharing: shared, of: source, at: previous.offset, then: suffix)
+      entries.append(
+        Entry(
+          position: position, storage: Int32(storage), offset: UInt32(offset),
+          count: UInt32(count)))
+      return Span(storage: storage, offset: offset, count: count)
     }
 
     /// The strings collected.
     func finish() -> DeferredStrings {
       guard !entries.isEmpty else { return DeferredStrings() }
-      strings.shrinkToFit()
-      return DeferredStrings(strings: strings, entries: entries)
+      let storages = earlier + [current]
+      for storage in storages { storage.shrinkToFit() }
+      return DeferredStrings(storages: storages, entries: entries)
     }
   }
 }

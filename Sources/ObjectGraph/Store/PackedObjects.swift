@@ -33,7 +33,7 @@ struct PackedObjects: Sendable {
   /// for each.
   ///
   /// With `deferredStringBytes`, the filler may leave strings as bytes
-  /// (``Filler/appendDeferredString(_:_:)``), guessing they take about that many.
+  /// (``Filler/appendDeferredString(sharing:of:then:)``), guessing they take about that many.
   ///
   /// - Throws: What `fill` throws; the objects written until then are freed.
   static func filling<Failure: Error>(
@@ -95,7 +95,7 @@ struct PackedObjects: Sendable {
     /// The strings left as bytes, when the filler may defer them.
     fileprivate var strings: DeferredStrings.Builder?
 
-    /// Whether strings may be left as bytes (``appendDeferredString(_:_:)``).
+    /// Whether strings may be left as bytes (``appendDeferredString(sharing:of:then:)``).
     var defersStrings: Bool { strings != nil }
 
     /// Whether another object with `valueCount` values fits.
@@ -119,16 +119,15 @@ struct PackedObjects: Sendable {
       valueCount += 1
     }
 
-    /// Adds the string made of `prefix` then `suffix` to the object begun last, as bytes when
-    /// the filler defers strings (``defersStrings``) and they fit, otherwise decoded.
+    /// Adds to the object begun last, as bytes (the filler must defer strings:
+    /// ``defersStrings``), the string made of the first `shared` bytes of `previous` (a
+    /// string added before) then `suffix`; returns where the new string's bytes are.
     mutating func appendDeferredString(
-      _ prefix: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer
-    ) {
-      if strings?.append(prefix, suffix, position: valueCount) == true {
-        appendValue(.null)
-      } else {
-        appendValue(.string(String(concatenating: prefix, suffix)))
-      }
+      sharing shared: Int, of previous: DeferredStrings.Span, then suffix: UnsafeRawBufferPointer
+    ) -> DeferredStrings.Span {
+      let span = strings!.append(sharing: shared, of: previous, then: suffix, position: valueCount)
+      appendValue(.null)
+      return span
     }
   }
 
@@ -237,17 +236,5 @@ struct PackedObjects: Sendable {
   ) rethrows -> Result {
     let deferredStrings = deferredStrings
     return try values.withUnsafeMutableBufferPointer { try body($0, deferredStrings) }
-  }
-}
-
-extension String {
-  /// The string whose UTF-8 bytes are `prefix` then `suffix`, invalid UTF-8 repaired.
-  init(concatenating prefix: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer) {
-    self.init(unsafeUninitializedCapacity: prefix.count + suffix.count) { target in
-      let raw = UnsafeMutableRawBufferPointer(target)
-      raw.copyMemory(from: prefix)
-      UnsafeMutableRawBufferPointer(rebasing: raw[prefix.count...]).copyMemory(from: suffix)
-      return prefix.count + suffix.count
-    }
   }
 }

@@ -52,19 +52,22 @@ final class StoredStrings: @unchecked Sendable {
     return reallocated
   }
 
-  /// Appends `prefix` then `suffix`, growing the storage if needed; returns where they start.
-  func append(_ prefix: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer) -> Int {
+  /// Appends the first `shared` bytes of the string at `offset` in `source` (this storage
+  /// or an earlier one), then `suffix`, growing the storage if needed; returns where the new
+  /// string starts.
+  func append(
+    sharing shared: Int, of source: StoredStrings, at offset: Int,
+    then suffix: UnsafeRawBufferPointer
+  ) -> Int {
     let start = count
-    let total = prefix.count + suffix.count
+    let total = shared + suffix.count
     if count + total > capacity {
       capacity = max(2 * capacity, count + total)
       bytes = Self.reallocate(bytes, byteCount: capacity)
     }
-    if let base = prefix.baseAddress {
-      (bytes + count).copyMemory(from: base, byteCount: prefix.count)
-    }
+    (bytes + count).copyMemory(from: source.bytes + offset, byteCount: shared)
     if let base = suffix.baseAddress {
-      (bytes + count + prefix.count).copyMemory(from: base, byteCount: suffix.count)
+      (bytes + count + shared).copyMemory(from: base, byteCount: suffix.count)
     }
     count += total
     return start

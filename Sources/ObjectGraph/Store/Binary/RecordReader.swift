@@ -25,6 +25,9 @@ struct RecordReader {
   /// The number of properties of each entity of the schema.
   private let valueCounts: [Int]
   private let strings = StringContext()
+  /// The previous deferred string of each property (when strings are deferred, their bytes
+  /// are the context of the next prefix-shared string).
+  private var deferredStrings = ValueContext<DeferredStrings.Span>()
   private var dateContext = ValueContext<Int64>()
   private var objectBytes = 0
 
@@ -249,9 +252,26 @@ struct RecordReader {
       return objects.appendValue(try readValue(property: property, owner: owner))
     }
     _ = try reader.readByte()
-    try readString(prefixed: tag == BinaryFormat.ValueTag.prefixedString.rawValue, property) {
-      objects.appendDeferredString($0, $1)
+    let previous = deferredStrings[property] ?? DeferredStrings.Span()
+    var shared = 0
+    if tag == BinaryFormat.ValueTag.prefixedString.rawValue {
+      shared = try readSharedCount(previousCount: previous.count)
     }
+    let suffix = try reader.readBytes(try reader.readCount())
+    deferredStrings[property] = objects.appendDeferredString(
+      sharing: shared, of: previous, then: suffix)
+  }
+
+  /// Reads how many bytes a string shares with the property's previous string.
+  private mutating func readSharedCount(previousCount: Int) throws(FormatError) -> Int {
+    let sharedOffset = reader.fileOffset
+    let shared = try reader.readInt()
+    guard shared >= 0, shared <= previousCount else {
+      throw FormatError(
+        offset: sharedOffset,
+        message: "string shares \(shared) bytes with a previous string of \(previousCount) bytes")
+    }
+    return shared
   }
 
   private mutating func readValue(property: Int, owner: ObjectID) throws(FormatError)
@@ -322,16 +342,7 @@ struct RecordReader {
   ) throws(FormatError) -> Result {
     var shared = 0
     let previous = strings.previous(property)
-    if prefixed {
-      let sharedOffset = reader.fileOffset
-      shared = try reader.readInt()
-      guard shared >= 0, shared <= previous.count else {
-        throw FormatError(
-          offset: sharedOffset,
-          message: "string shares \(shared) bytes with a previous string of "
-            + "\(previous.count) bytes")
-      }
-    }
+    if prefixed { shared = try readSharedCount(previousCount: previous.count) }
     let suffix = try reader.readBytes(try reader.readCount())
     let result = use(UnsafeRawBufferPointer(rebasing: previous[..<shared]), suffix)
     strings.remember(keepingPrefix: shared, then: suffix, for: property)
@@ -353,5 +364,17 @@ struct RecordReader {
       throw FormatError(offset: start, message: "undecodable URL \"\(relative)\"")
     }
     return url
+  }
+}
+
+extension String {
+  /// The string whose UTF-8 bytes are `prefix` then `suffix`, invalid UTF-8 repaired.
+  fileprivate init(concatenating prefix: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer) {
+    self.init(unsafeUninitializedCapacity: prefix.count + suffix.count) { target in
+      let raw = UnsafeMutableRawBufferPointer(target)
+      raw.copyMemory(from: prefix)
+      UnsafeMutableRawBufferPointer(rebasing: raw[prefix.count...]).copyMemory(from: suffix)
+      return prefix.count + suffix.count
+    }
   }
 }
