@@ -306,7 +306,7 @@ public final class ObjectContext {
       // looking it up for each object costs retains and releases of shared objects.
       var lastEntity = -1
       var model = EntityModel.describing
-      var emptySlots: [Slot?] = []
+      var isRelationship: [Bool] = []
       // Strings left as bytes, met in the order of their values' positions.
       let deferred = deferredStrings.entries
       var nextDeferred = 0
@@ -321,7 +321,7 @@ public final class ObjectContext {
             }
             lastEntity = entity
             model = tables[entity].model
-            emptySlots = model.emptyRelationshipSlots
+            isRelationship = model.isRelationship
           }
           let range = PackedObjects.valueRange(position, starts: starts, valueCount: values.count)
           let valueCount = range.count
@@ -332,7 +332,8 @@ public final class ObjectContext {
                 + "for \(model.properties.count) properties", entity: model.name, objectID: id)
           }
           // Attribute slots take their stored values (moved out, `.null` left behind);
-          // relationship slots start empty and are linked once every object exists.
+          // relationship slots hold `.null` (free to copy and destroy) until they are
+          // linked, once every object exists.
           let slots = nextSlot
           nextSlot += valueCount
           let source = values.baseAddress! + range.lowerBound
@@ -343,9 +344,9 @@ public final class ObjectContext {
           {
             nextDeferred += 1
           }
-          for (index, empty) in emptySlots.enumerated() {
-            if let empty {
-              (slots + index).initialize(to: empty)
+          for index in 0..<valueCount {
+            if isRelationship[index] {
+              (slots + index).initialize(to: .value(.null))
             } else if nextDeferred < deferred.count,
               deferred[nextDeferred].position == range.lowerBound + index,
               let string = deferredStrings.string(deferred[nextDeferred])
@@ -366,7 +367,7 @@ public final class ObjectContext {
           object.storedObjectID = id
           object.lifecycle = .persisted
           object.trackingContext = self
-          guard registered.updateValue(object, for: id) == nil else {
+          guard registered.insert(object, for: id) else {
             throw ObjectGraphError(
               .corruptStore, "stored object \(id) appears twice", entity: model.name,
               objectID: id)

@@ -18,9 +18,9 @@ final class EntityModel: @unchecked Sendable {
   private var relationshipsByProperty: [RelationshipModel?] = []
   /// The models of the relationships at ``relationshipIndices``, in the same order.
   private(set) var relationshipModels: [RelationshipModel] = []
-  /// Per property: the empty value of a relationship's slot, nil for an attribute. Loading
-  /// starts relationship slots empty and links them once every object exists.
-  private(set) var emptyRelationshipSlots: [Slot?] = []
+  /// Per property: whether it is a relationship (loading links those once every object
+  /// exists).
+  private(set) var isRelationship: [Bool] = []
   /// The properties a save validates: unique attributes and to-many relationships with
   /// count bounds.
   private(set) var validatedIndices: [Int] = []
@@ -119,10 +119,7 @@ final class EntityModel: @unchecked Sendable {
       case .relationship(let relationship): !relationship.isToMany
       }
     }
-    emptyRelationshipSlots = properties.map { property in
-      guard case .relationship(let relationship) = property.kind else { return nil }
-      return relationship.isToMany ? .toMany([]) : .toOne(nil)
-    }
+    isRelationship = properties.map(\.isRelationship)
   }
 }
 

@@ -93,8 +93,11 @@ struct DeferredStrings: Sendable {
         current = StoredStrings(capacity: min(2 * count, storageLimit))
       }
       let storage = earlier.count
-      let source = previous.storage == storage ? current : earlier[previous.storage]
-      let offset = current.append(sharing: shared, of: source, at: previous.offset, then: suffix)
+      let offset =
+        previous.storage == storage
+        ? current.append(sharing: shared, at: previous.offset, then: suffix)
+        : current.append(
+          sharing: shared, of: earlier[previous.storage], at: previous.offset, then: suffix)
       entries.append(
         Entry(
           position: position, storage: Int32(storage), offset: UInt32(offset),

@@ -52,22 +52,43 @@ final class StoredStrings: @unchecked Sendable {
     return reallocated
   }
 
-  /// Appends the first `shared` bytes of the string at `offset` in `source` (this storage
-  /// or an earlier one), then `suffix`, growing the storage if needed; returns where the new
-  /// string starts.
+  /// Appends the first `shared` bytes of the string at `offset` in `source`, an earlier
+  /// storage, then `suffix`; returns where the new string starts.
   func append(
     sharing shared: Int, of source: StoredStrings, at offset: Int,
     then suffix: UnsafeRawBufferPointer
   ) -> Int {
-    let start = count
-    let total = shared + suffix.count
-    if count + total > capacity {
-      capacity = max(2 * capacity, count + total)
+    append(sharing: UnsafeRawBufferPointer(start: source.bytes + offset, count: shared), suffix)
+  }
+
+  /// Appends the first `shared` bytes of the string at `offset` here, then `suffix`;
+  /// returns where the new string starts.
+  func append(sharing shared: Int, at offset: Int, then suffix: UnsafeRawBufferPointer) -> Int {
+    reserve(shared + suffix.count)
+    // After `reserve`, which may move the bytes.
+    return append(sharing: UnsafeRawBufferPointer(start: bytes + offset, count: shared), suffix)
+  }
+
+  /// Makes room for `extra` more bytes.
+  private func reserve(_ extra: Int) {
+    if count + extra > capacity {
+      capacity = max(2 * capacity, count + extra)
       bytes = Self.reallocate(bytes, byteCount: capacity)
     }
-    (bytes + count).copyMemory(from: source.bytes + offset, byteCount: shared)
+  }
+
+  /// Appends `prefix` (which room already made cannot move) then `suffix`.
+  private func append(sharing prefix: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer)
+    -> Int
+  {
+    let start = count
+    let total = prefix.count + suffix.count
+    reserve(total)
+    if let base = prefix.baseAddress {
+      (bytes + count).copyMemory(from: base, byteCount: prefix.count)
+    }
     if let base = suffix.baseAddress {
-      (bytes + count + shared).copyMemory(from: base, byteCount: suffix.count)
+      (bytes + count + prefix.count).copyMemory(from: base, byteCount: suffix.count)
     }
     count += total
     return start

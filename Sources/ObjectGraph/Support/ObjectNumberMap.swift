@@ -60,6 +60,26 @@ struct ObjectNumberMap<Value> {
     return old
   }
 
+  /// Adds `value` for `id`, which has none; returns `false`, changing nothing, if it has one.
+  ///
+  /// ``updateValue(_:for:)`` without the optional value and old value to copy and compare:
+  /// loading a store adds every object this way.
+  mutating func insert(_ value: Value, for id: ObjectID) -> Bool {
+    let number = id.rawValue
+    if number >= UInt64(dense.count), number < UInt64(2 * (count + 1) + Self.margin) {
+      grow(toInclude: Int(number))
+    }
+    if number < UInt64(dense.count) {
+      guard case .none = dense[Int(number)] else { return false }
+      dense[Int(number)] = value
+    } else {
+      guard sparse.index(forKey: number) == nil else { return false }
+      sparse[number] = value
+    }
+    count += 1
+    return true
+  }
+
   /// Every value, in object-number order for those in the array.
   var values: [Value] {
     var result: [Value] = []
