@@ -29,6 +29,18 @@ import Testing
         == reference)
   }
 
+  @Test func insertAddsOnlyNewKeysInTheArrayAndTheDictionary() {
+    var map = ObjectNumberMap<String>()
+    #expect(map.insert("one", for: id(1)))
+    #expect(!map.insert("again", for: id(1)), "a number in the array")
+    #expect(map.insert("far", for: id(1 << 40)))
+    #expect(!map.insert("again", for: id(1 << 40)), "a number in the dictionary")
+    #expect(map.count == 2)
+    #expect(map[id(1)] == "one" && map[id(1 << 40)] == "far")
+    #expect(map.updateValue(nil, for: id(1)) == "one")
+    #expect(map.insert("back", for: id(1)) && map.count == 2)
+  }
+
   @Test func aFarNumberGoesToTheDictionaryAndComesBackWhenTheArrayGrows() {
     var map = ObjectNumberMap<String>()
     map[id(1 << 40)] = "far"
