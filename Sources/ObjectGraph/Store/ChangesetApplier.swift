@@ -28,7 +28,7 @@ public struct ChangesetApplier: Sendable {
     order.reserveCapacity(changed.capacity)
     for snapshot in changeset.inserted {
       try check(snapshot)
-      guard objects[snapshot.id] == nil, changed[snapshot.id] == nil else {
+      guard !objects.contains(snapshot.id), changed[snapshot.id] == nil else {
         throw ObjectGraphError(
           .corruptStore, "object \(snapshot.id) is inserted twice", objectID: snapshot.id)
       }
@@ -45,7 +45,7 @@ public struct ChangesetApplier: Sendable {
     }
     var deleted = Set<ObjectID>()
     for id in changeset.deleted {
-      guard changed[id] != nil || objects[id] != nil, deleted.insert(id).inserted else {
+      guard changed[id] != nil || objects.contains(id), deleted.insert(id).inserted else {
         throw ObjectGraphError(.corruptStore, "deleted object \(id) does not exist", objectID: id)
       }
     }

@@ -87,6 +87,9 @@ struct LiveGraph {
 }
 
 extension LiveGraph: SnapshotStorage {
+  /// Whether the object `id` is live, without making its snapshot.
+  func contains(_ id: ObjectID) -> Bool { index[id] != nil }
+
   /// The live object with this id; setting `nil` removes it.
   subscript(id: ObjectID) -> ObjectSnapshot? {
     get { index[id].map { objects.snapshot(at: $0) } }
