@@ -44,13 +44,16 @@ public struct ChangesetApplier: Sendable {
       if changed.updateValue(snapshot, forKey: update.id) == nil { order.append(update.id) }
     }
     var deleted = Set<ObjectID>()
+    deleted.reserveCapacity(changeset.deleted.count)
     for id in changeset.deleted {
       guard changed[id] != nil || objects.contains(id), deleted.insert(id).inserted else {
         throw ObjectGraphError(.corruptStore, "deleted object \(id) does not exist", objectID: id)
       }
     }
     for id in order { objects[id] = changed.removeValue(forKey: id) }
-    for id in deleted { objects[id] = nil }
+    // In the changeset's order (by id, as saves write them), not the set's hash order:
+    // storage laid out by id is then visited in order.
+    for id in changeset.deleted { objects[id] = nil }
   }
 
   /// Checks an inserted object's entity and number of values.
