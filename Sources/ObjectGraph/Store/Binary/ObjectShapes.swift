@@ -26,6 +26,8 @@ struct ObjectShapes {
   private let schema: Schema
   /// For each entity, its to-many properties.
   private let listProperties: [[Int]]
+  /// For each entity, its number of properties (the values an inserted object must have).
+  private let valueCounts: [Int]
   /// The entity of each live object.
   private var entities = ObjectNumberMap<Int32>()
   /// The length of each non-empty ordered list, by property number, then object.
@@ -44,15 +46,16 @@ struct ObjectShapes {
     listProperties = schema.entities.map { entity in
       entity.properties.indices.filter { entity.properties[$0].relationship?.isToMany == true }
     }
-    let propertyCount = schema.entities.map(\.properties.count).max() ?? 0
+    valueCounts = schema.entities.map(\.properties.count)
+    let propertyCount = valueCounts.max() ?? 0
     lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
     nextObjectNumber = contents.nextObjectNumber
     entities.reserve(upTo: contents.nextObjectNumber)
     contents.list.forEach(readsStrings: false) { id, entity, values in
-      entities[id] = Int32(entity)
+      _ = entities.insert(Int32(entity), for: id)  // ids are unique in a store's contents
       for property in listProperties[entity] {
         let count = Self.listCount(values[property])
-        if count > 0 { lengths[property][id] = Int32(count) }
+        if count > 0 { _ = lengths[property].insert(Int32(count), for: id) }
       }
     }
   }
@@ -114,13 +117,18 @@ struct ObjectShapes {
   {
     let applier = ChangesetApplier(schema: schema)
     try changeset.insertedObjects.forEach { id, entity, values in
-      try applier.check(id, entity: entity, valueCount: values.count)
-      guard entities[id] == nil else {
+      if !valueCounts.indices.contains(entity) || valueCounts[entity] != values.count {
+        try applier.check(id, entity: entity, valueCount: values.count)  // throws, naming it
+      }
+      guard entities.insert(Int32(entity), for: id) else {
         throw ObjectGraphError(.corruptStore, "object \(id) is inserted twice", objectID: id)
       }
-      setEntity(Int32(entity), of: id, &undo)
+      if !undo.wasEmpty { undo.entities.append((id, nil)) }
+      // A new object has no lengths yet (deleting one removes its own): only non-empty
+      // lists are noted.
       for property in listProperties[entity] {
-        setLength(Self.listCount(values[property]), of: property, id, &undo)
+        let count = Self.listCount(values[property])
+        if count > 0 { setLength(count, of: property, id, &undo) }
       }
     }
     for update in changeset.updated {
