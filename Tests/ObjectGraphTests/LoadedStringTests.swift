@@ -98,6 +98,34 @@ import Testing
     #expect(boxes[2].detail == "detail of " + Self.titles[2])
   }
 
+  /// A store big enough for a snapshot in several parts (one per core, at least 8,192
+  /// objects each) decodes them at once; boxes and tags have different numbers of values,
+  /// so each part's room has some left over.
+  @Test func aSnapshotOfSeveralPartsLoadsAsSaved() throws {
+    var stack = try Stack(.binary)
+    var expected: [String] = []
+    for number in 0..<20_000 {
+      if number % 7 == 0 {
+        stack.context.insert(Tag(name: "tag \(number)"))
+      } else {
+        let title = "box \(number) " + String(repeating: "x", count: number % 13)
+        stack.context.insert(
+          Box(title: title, created: Date(timeIntervalSince1970: Double(number))))
+        expected.append(title)
+      }
+    }
+    try stack.context.save()
+    stack = try stack.reopened()
+    let boxes = try boxesByCreation(stack.context)
+    #expect(boxes.map(\.title) == expected)
+    #expect(try stack.context.fetchCount(FetchDescriptor<Tag>()) == 2_858)
+    for (name, found) in [("tag 19999", 1), ("tag 19998", 0)] {
+      let tags = try stack.context.fetch(
+        FetchDescriptor<Tag>(predicate: #Predicate { $0.name == name }))
+      #expect(tags.map(\.name) == Array(repeating: name, count: found))
+    }
+  }
+
   /// Unique and indexed strings are decoded at load: the index built on another thread
   /// (from 4,096 objects) reads them while the app reads the rest.
   @Test(arguments: [40, 4_106])

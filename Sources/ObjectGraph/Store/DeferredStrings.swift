@@ -55,6 +55,26 @@ struct DeferredStrings: Sendable {
     return low
   }
 
+  init() {}
+
+  private init(storages: [StoredStrings], entries: [Entry]) {
+    self.storages = storages
+    self.entries = entries
+  }
+
+  /// The strings of several parts, in order (each part's positions after the one before's).
+  init(joining parts: [DeferredStrings]) {
+    for part in parts where !part.isEmpty {
+      let storageOffset = Int32(storages.count)
+      storages += part.storages
+      entries.reserveCapacity(entries.count + part.entries.count)
+      for var entry in part.entries {
+        entry.storage += storageOffset
+        entries.append(entry)
+      }
+    }
+  }
+
   /// Where a string's bytes are while a builder collects them.
   struct Span {
     var storage = 0

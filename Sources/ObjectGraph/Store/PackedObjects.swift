@@ -81,6 +81,124 @@ struct PackedObjects: Sendable {
     return objects
   }
 
+  /// The room for one part of objects packed in parts (see
+  /// ``filling(parts:deferringStrings:_:)``).
+  struct PartCapacity {
+    var objects: Int
+    var values: Int
+    /// A guess of the bytes of the part's deferred strings, or `nil` to decode them.
+    var deferredStringBytes: Int?
+  }
+
+  /// Packs objects written in independent parts, each by a call of `fill` with its own
+  /// filler, on as many threads as there are cores (a snapshot's parts decode on their own).
+  ///
+  /// Part *k*'s objects follow part *k − 1*'s, each part in its own room; what a part leaves
+  /// of its room before the next becomes one removed position (entity `-1`, values `.null`),
+  /// which every reader skips, so the positions and values stay one run per object.
+  ///
+  /// - Throws: The first failure in part order; the objects written until then are freed.
+  static func filling<Failure: Error>(
+    parts: [PartCapacity], _ fill: (Int, inout Filler) throws(Failure) -> Void
+  ) throws(Failure) -> PackedObjects {
+    guard parts.count > 1 else {
+      let part = parts.first ?? PartCapacity(objects: 0, values: 0)
+      return try filling(
+        objectCapacity: part.objects, valueCapacity: part.values,
+        deferredStringBytes: part.deferredStringBytes
+      ) { (filler: inout Filler) throws(Failure) in try fill(0, &filler) }
+    }
+    // Each part but the last has one more position, for the removed object its leftover
+    // room may need.
+    var objectOrigins: [Int] = []
+    var valueOrigins: [Int] = []
+    var objectTotal = 0
+    var valueTotal = 0
+    for (number, part) in parts.enumerated() {
+      objectOrigins.append(objectTotal)
+      valueOrigins.append(valueTotal)
+      objectTotal += part.objects + (number < parts.count - 1 ? 1 : 0)
+      valueTotal += part.values
+    }
+    var results = [PartResult<Failure>?](repeating: nil, count: parts.count)
+    var positionCount = 0
+    var objects = PackedObjects()
+    objects.ids = [ObjectID](unsafeUninitializedCapacity: max(objectTotal, 1)) { ids, idCount in
+      objects.entities = [Int32](unsafeUninitializedCapacity: max(objectTotal, 1)) {
+        entities, entityCount in
+        objects.starts = [Int](unsafeUninitializedCapacity: max(objectTotal, 1)) {
+          starts, startCount in
+          objects.values = [PersistentValue](unsafeUninitializedCapacity: max(valueTotal, 1)) {
+            values, valueCount in
+            results.withUnsafeMutableBufferPointer { results in
+              Parallel.forEach(parts.count) { number in
+                let part = parts[number]
+                let objectOrigin = objectOrigins[number]
+                let valueOrigin = valueOrigins[number]
+                var filler = Filler(
+                  ids: ids.baseAddress! + objectOrigin,
+                  entities: entities.baseAddress! + objectOrigin,
+                  starts: starts.baseAddress! + objectOrigin,
+                  values: values.baseAddress! + valueOrigin, objectCapacity: part.objects,
+                  valueCapacity: part.values,
+                  strings: part.deferredStringBytes.map {
+                    DeferredStrings.Builder(reservingBytes: $0, strings: part.objects)
+                  }, valueOrigin: valueOrigin)
+                var failure: Failure?
+                do throws(Failure) {
+                  try fill(number, &filler)
+                } catch {
+                  failure = error
+                }
+                results[number] = PartResult(
+                  objectCount: filler.objectCount, valueCount: filler.valueCount,
+                  strings: filler.strings?.finish(), failure: failure)
+              }
+            }
+            let written = results.map { $0! }
+            if written.contains(where: { $0.failure != nil }) {
+              for (number, part) in written.enumerated() {
+                (values.baseAddress! + valueOrigins[number]).deinitialize(count: part.valueCount)
+              }
+              return  // nothing initialized: every count stays 0
+            }
+            // Close each part's leftover room with a removed object; the last part's is cut.
+            for number in 0..<parts.count - 1 {
+              let position = objectOrigins[number] + written[number].objectCount
+              let firstFree = valueOrigins[number] + written[number].valueCount
+              for filler in position..<objectOrigins[number + 1] {
+                (ids.baseAddress! + filler).initialize(to: ObjectID(rawValue: 0))
+                (entities.baseAddress! + filler).initialize(to: Self.removed)
+                (starts.baseAddress! + filler).initialize(
+                  to: filler == position ? firstFree : valueOrigins[number + 1])
+              }
+              (values.baseAddress! + firstFree).initialize(
+                repeating: .null, count: valueOrigins[number + 1] - firstFree)
+            }
+            valueCount = valueOrigins[parts.count - 1] + written[parts.count - 1].valueCount
+            positionCount = objectOrigins[parts.count - 1] + written[parts.count - 1].objectCount
+          }
+          startCount = positionCount
+        }
+        entityCount = positionCount
+      }
+      idCount = positionCount
+    }
+    let written = results.map { $0! }
+    if let failure = written.lazy.compactMap(\.failure).first { throw failure }
+    objects.liveCount = written.reduce(0) { $0 + $1.objectCount }
+    objects.deferredStrings = DeferredStrings(joining: written.compactMap(\.strings))
+    return objects
+  }
+
+  /// What one part of ``filling(parts:_:)`` wrote.
+  private struct PartResult<Failure: Error> {
+    var objectCount: Int
+    var valueCount: Int
+    var strings: DeferredStrings?
+    var failure: Failure?
+  }
+
   /// Writes objects and their values into storage made for them (see
   /// ``filling(objectCapacity:valueCapacity:_:)``), checking only that it has room.
   struct Filler {
@@ -94,6 +212,8 @@ struct PackedObjects: Sendable {
     fileprivate(set) var valueCount = 0
     /// The strings left as bytes, when the filler may defer them.
     fileprivate var strings: DeferredStrings.Builder?
+    /// The position in the whole buffer of this filler's first value (a part's room).
+    fileprivate var valueOrigin = 0
 
     /// Whether strings may be left as bytes (``appendDeferredString(sharing:of:then:)``).
     var defersStrings: Bool { strings != nil }
@@ -108,7 +228,7 @@ struct PackedObjects: Sendable {
     mutating func beginObject(id: ObjectID, entity: Int) {
       (ids + objectCount).initialize(to: id)
       (entities + objectCount).initialize(to: Int32(entity))
-      (starts + objectCount).initialize(to: valueCount)
+      (starts + objectCount).initialize(to: valueOrigin + valueCount)
       objectCount += 1
     }
 
@@ -125,7 +245,8 @@ struct PackedObjects: Sendable {
     mutating func appendDeferredString(
       sharing shared: Int, of previous: DeferredStrings.Span, then suffix: UnsafeRawBufferPointer
     ) -> DeferredStrings.Span {
-      let span = strings!.append(sharing: shared, of: previous, then: suffix, position: valueCount)
+      let span = strings!.append(
+        sharing: shared, of: previous, then: suffix, position: valueOrigin + valueCount)
       appendValue(.null)
       return span
     }

@@ -94,11 +94,15 @@ import Testing
 
   /// A snapshot in parts (format version 2) decodes to the same list as a plain one, each
   /// part's value context starting afresh: strings and dates that would share with the
-  /// previous part's last object are written whole.
-  @Test(arguments: [1, 2, 3, 7])
-  func aSnapshotInPartsDecodesAsOneList(partCount: Int) throws {
+  /// previous part's last object are written whole. Decoded for a store (strings deferred),
+  /// the parts decode on several threads, each in room of its own: objects of entities with
+  /// fewer values leave room that becomes removed positions between the parts.
+  @Test(arguments: [1, 2, 3, 7], [false, true])
+  func aSnapshotInPartsDecodesAsOneList(partCount: Int, defersStrings: Bool) throws {
     let objects = (UInt64(1)...500).map { number in
-      ConformanceSchema.item(number, title: "Item number \(number)")
+      number % 5 == 0
+        ? ConformanceSchema.note(number, text: "Note number \(number)", item: number - 1)
+        : ConformanceSchema.item(number, title: "Item number \(number)")
     }
     let plain = try RecordWriter.encodeSnapshot(objects, nextObjectNumber: 600, inParts: false)
     let parted = try RecordWriter.encodeSnapshot(
@@ -108,22 +112,38 @@ import Testing
       parted.bytes[BinaryFormat.frameHeaderSize]
         == BinaryFormat.RecordKind.snapshotInParts.rawValue)
     #expect(parted.objectCount == objects.count)
+    if defersStrings && partCount > 1 {
+      let decoded = try Self.decode(
+        payload: Array(parted.bytes[BinaryFormat.frameHeaderSize..<(parted.bytes.count - 4)]),
+        defersStrings: true)
+      guard case .snapshot(let decodedObjects, _) = decoded.record else {
+        Issue.record("expected a snapshot record")
+        return
+      }
+      #expect(
+        decodedObjects.positionCount == objects.count + partCount - 1,
+        "each part but the last closes its room with a removed position")
+    }
     for record in [plain.bytes, parted.bytes] {
       let decoded = try Self.decode(
-        payload: Array(record[BinaryFormat.frameHeaderSize..<(record.count - 4)]))
+        payload: Array(record[BinaryFormat.frameHeaderSize..<(record.count - 4)]),
+        defersStrings: defersStrings)
       guard case .snapshot(let decodedObjects, let next) = decoded.record else {
         Issue.record("expected a snapshot record")
         return
       }
       #expect(decodedObjects.snapshots == objects)
+      #expect(decodedObjects.liveCount == objects.count)
       #expect(next == 600)
       #expect(decoded.objectCount == objects.count)
+      #expect(defersStrings != decodedObjects.deferredStrings.isEmpty)
     }
   }
 
   /// A snapshot in parts whose table does not match its parts is refused with a format
-  /// error, never read past its bytes.
-  @Test func aSnapshotWithADamagedPartTableIsRefused() throws {
+  /// error, never read past its bytes, whether its parts decode in turn or at once.
+  @Test(arguments: [false, true])
+  func aSnapshotWithADamagedPartTableIsRefused(defersStrings: Bool) throws {
     let objects = (UInt64(1)...40).map { ConformanceSchema.item($0, title: "Item \($0)") }
     let record = try RecordWriter.encodeSnapshot(objects, nextObjectNumber: 50, partCount: 2)
     let payload = Array(record.bytes[BinaryFormat.frameHeaderSize..<(record.bytes.count - 4)])
@@ -153,7 +173,7 @@ import Testing
       return writer.bytes + body
     }
     #expect(table.count == 2 && table[0].bytes + table[1].bytes == body.count)
-    let good = try Self.decode(payload: rebuilt(table, body: body))
+    let good = try Self.decode(payload: rebuilt(table, body: body), defersStrings: defersStrings)
     guard case .snapshot(let decoded, _) = good.record else {
       Issue.record("expected a snapshot record")
       return
@@ -178,15 +198,20 @@ import Testing
       ),
     ]
     for (words, payload) in damaged {
-      let error = try #require(throws: FormatError.self) { try Self.decode(payload: payload) }
+      let error = try #require(throws: FormatError.self) {
+        try Self.decode(payload: payload, defersStrings: defersStrings)
+      }
       #expect(error.message.contains(words), "\(error.message)")
       #expect(error.offset >= 0 && error.offset <= payload.count)
     }
   }
 
-  private static func decode(payload: [UInt8]) throws -> RecordReader.Decoded {
+  private static func decode(payload: [UInt8], defersStrings: Bool = false) throws
+    -> RecordReader.Decoded
+  {
     try payload.withUnsafeBytes { bytes in
-      try RecordReader.decode(bytes, at: 0, schema: ConformanceSchema.schema)
+      try RecordReader.decode(
+        bytes, at: 0, schema: ConformanceSchema.schema, defersStrings: defersStrings)
     }
   }
 

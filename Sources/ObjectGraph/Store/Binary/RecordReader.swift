@@ -64,12 +64,12 @@ struct RecordReader {
     case .snapshot:
       let next = try decoder.reader.readVarint()
       let objects = try decoder.readObjects(defersStrings: defersStrings)
-      objectCount = objects.positionCount
+      objectCount = objects.liveCount
       record = .snapshot(objects: objects, nextObjectNumber: next)
     case .snapshotInParts:
       let next = try decoder.reader.readVarint()
       let objects = try decoder.readParts(defersStrings: defersStrings)
-      objectCount = objects.positionCount
+      objectCount = objects.liveCount
       record = .snapshot(objects: objects, nextObjectNumber: next)
     case nil:
       throw FormatError(offset: kindOffset, message: "unknown record kind \(kindByte)")
@@ -111,13 +111,14 @@ struct RecordReader {
       inserted: inserted, updated: updated, deleted: deleted, nextObjectNumber: next)
   }
 
-  /// Reads the parts of a snapshot in parts, one after another, into one list. Every part
-  /// must decode on its own (its value context starts afresh) and take exactly the bytes its
-  /// table entry gives.
+  /// Reads the parts of a snapshot in parts into one list. Every part must decode on its own
+  /// (its value context starts afresh) and take exactly the bytes its table entry gives.
   ///
-  /// The parts could be decoded on several threads at once; measured, it did not pay: the
-  /// other thread's allocations (the strings, half the values) come from a heap of its own,
-  /// fresh memory whose page faults cost what the second core saved.
+  /// With deferred strings the parts decode on as many threads as there are cores: a part's
+  /// decode then allocates almost nothing (its strings stay bytes in one buffer), so the
+  /// other thread's fresh heap costs few page faults. Decoding strings on another thread
+  /// did not pay (their allocations were fresh memory whose page faults cost what the second
+  /// core saved), so without deferral the parts decode in turn.
   private mutating func readParts(defersStrings: Bool) throws(FormatError) -> PackedObjects {
     let tableOffset = reader.fileOffset
     let partCount = try reader.readCount(minimumElementSize: 2)
@@ -136,6 +137,9 @@ struct RecordReader {
     guard byteTotal == reader.remaining else {
       throw reader.failure(
         "the parts' table gives \(byteTotal) bytes, \(reader.remaining) are left")
+    }
+    if defersStrings && parts.count > 1 {
+      return try readPartsInParallel(parts)
     }
     return try PackedObjects.filling(
       objectCapacity: objectTotal,
@@ -156,6 +160,44 @@ struct RecordReader {
         objectBytes += decoder.objectBytes
       }
     }
+  }
+
+  /// Decodes the parts (their table read) on as many threads as there are cores, strings
+  /// deferred.
+  private mutating func readPartsInParallel(_ parts: [(objectCount: Int, byteCount: Int)])
+    throws(FormatError) -> PackedObjects
+  {
+    let valueCounts = valueCounts
+    var buffers: [(bytes: UnsafeRawBufferPointer, origin: Int)] = []
+    for part in parts {
+      let origin = reader.fileOffset
+      buffers.append((try reader.readBytes(part.byteCount), origin))
+    }
+    var objectBytes = [Int](repeating: 0, count: parts.count)
+    let capacities = parts.map { part in
+      PackedObjects.PartCapacity(
+        objects: part.objectCount,
+        values: min(part.byteCount, part.objectCount * (valueCounts.max() ?? 0)),
+        deferredStringBytes: Self.deferredStringGuess(part.byteCount))
+    }
+    let objects = try objectBytes.withUnsafeMutableBufferPointer {
+      objectBytes throws(FormatError) in
+      try PackedObjects.filling(parts: capacities) {
+        (number: Int, objects: inout PackedObjects.Filler) throws(FormatError) in
+        var decoder = RecordReader(
+          ByteReader(buffers[number].bytes, origin: buffers[number].origin),
+          valueCounts: valueCounts)
+        try decoder.readObjects(count: parts[number].objectCount, into: &objects)
+        guard decoder.reader.isAtEnd else {
+          throw decoder.reader.failure(
+            "\(decoder.reader.remaining) unexpected bytes after part \(number + 1) of "
+              + "\(parts.count)")
+        }
+        objectBytes[number] = decoder.objectBytes
+      }
+    }
+    self.objectBytes += objectBytes.reduce(0, +)
+    return objects
   }
 
   private mutating func readObjects(defersStrings: Bool = false) throws(FormatError)
