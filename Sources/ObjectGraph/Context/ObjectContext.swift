@@ -171,7 +171,8 @@ public final class ObjectContext {
     object.storedObjectID = id
     object.trackingContext = self
     object.lifecycle = .inserted
-    registered[id] = object
+    let isNew = registered.insert(object, for: id)
+    assert(isNew, "a reserved object number was handed out twice")
     inserted.insert(object)
     noteWillTouch(object)
     pending.noteInsert(object)
