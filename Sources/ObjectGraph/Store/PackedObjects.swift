@@ -40,49 +40,31 @@ struct PackedObjects: Sendable {
     objectCapacity: Int, valueCapacity: Int, deferredStringBytes: Int? = nil,
     _ fill: (inout Filler) throws(Failure) -> Void
   ) throws(Failure) -> PackedObjects {
-    var objects = PackedObjects()
     var failure: Failure?
-    var objectCount = 0
     var deferredStrings: DeferredStrings?
-    // Room for at least one of each, so every buffer has an address (an empty one need not).
-    objects.ids = [ObjectID](unsafeUninitializedCapacity: max(objectCapacity, 1)) { ids, idCount in
-      objects.entities = [Int32](unsafeUninitializedCapacity: max(objectCapacity, 1)) {
-        entities, entityCount in
-        objects.starts = [Int](unsafeUninitializedCapacity: max(objectCapacity, 1)) {
-          starts, startCount in
-          objects.values = [PersistentValue](unsafeUninitializedCapacity: max(valueCapacity, 1)) {
-            values, valueCount in
-            var filler = Filler(
-              ids: ids.baseAddress!, entities: entities.baseAddress!, starts: starts.baseAddress!,
-              values: values.baseAddress!, objectCapacity: objectCapacity,
-              valueCapacity: valueCapacity,
-              strings: deferredStringBytes.map {
-                // As many strings as objects is a guess; the entries grow if it is short.
-                DeferredStrings.Builder(reservingBytes: $0, strings: objectCapacity)
-              })
-            do throws(Failure) {
-              try fill(&filler)
-            } catch {
-              failure = error
-            }
-            valueCount = filler.valueCount
-            objectCount = filler.objectCount
-            deferredStrings = filler.strings?.finish()
-          }
-          startCount = objectCount
-        }
-        entityCount = objectCount
+    var objects = allocating(objectCapacity: objectCapacity, valueCapacity: valueCapacity) {
+      storage in
+      var filler = Filler(
+        storage, objectCapacity: objectCapacity, valueCapacity: valueCapacity,
+        strings: deferredStringBytes.map {
+          // As many strings as objects is a guess; the entries grow if it is short.
+          DeferredStrings.Builder(reservingBytes: $0, strings: objectCapacity)
+        })
+      do throws(Failure) {
+        try fill(&filler)
+      } catch {
+        failure = error
       }
-      idCount = objectCount
+      deferredStrings = filler.strings?.finish()
+      return (filler.objectCount, filler.valueCount)
     }
     if let failure { throw failure }
-    objects.liveCount = objectCount
+    objects.liveCount = objects.positionCount
     objects.deferredStrings = deferredStrings ?? DeferredStrings()
     return objects
   }
 
-  /// The room for one part of objects packed in parts (see
-  /// ``filling(parts:deferringStrings:_:)``).
+  /// The room for one part of objects packed in parts (see ``filling(parts:_:)``).
   struct PartCapacity {
     var objects: Int
     var values: Int
@@ -121,73 +103,107 @@ struct PackedObjects: Sendable {
       valueTotal += part.values
     }
     var results = [PartResult<Failure>?](repeating: nil, count: parts.count)
-    var positionCount = 0
-    var objects = PackedObjects()
-    objects.ids = [ObjectID](unsafeUninitializedCapacity: max(objectTotal, 1)) { ids, idCount in
-      objects.entities = [Int32](unsafeUninitializedCapacity: max(objectTotal, 1)) {
-        entities, entityCount in
-        objects.starts = [Int](unsafeUninitializedCapacity: max(objectTotal, 1)) {
-          starts, startCount in
-          objects.values = [PersistentValue](unsafeUninitializedCapacity: max(valueTotal, 1)) {
-            values, valueCount in
-            results.withUnsafeMutableBufferPointer { results in
-              Parallel.forEach(parts.count) { number in
-                let part = parts[number]
-                let objectOrigin = objectOrigins[number]
-                let valueOrigin = valueOrigins[number]
-                var filler = Filler(
-                  ids: ids.baseAddress! + objectOrigin,
-                  entities: entities.baseAddress! + objectOrigin,
-                  starts: starts.baseAddress! + objectOrigin,
-                  values: values.baseAddress! + valueOrigin, objectCapacity: part.objects,
-                  valueCapacity: part.values,
-                  strings: part.deferredStringBytes.map {
-                    DeferredStrings.Builder(reservingBytes: $0, strings: part.objects)
-                  }, valueOrigin: valueOrigin)
-                var failure: Failure?
-                do throws(Failure) {
-                  try fill(number, &filler)
-                } catch {
-                  failure = error
-                }
-                results[number] = PartResult(
-                  objectCount: filler.objectCount, valueCount: filler.valueCount,
-                  strings: filler.strings?.finish(), failure: failure)
-              }
-            }
-            let written = results.map { $0! }
-            if written.contains(where: { $0.failure != nil }) {
-              for (number, part) in written.enumerated() {
-                (values.baseAddress! + valueOrigins[number]).deinitialize(count: part.valueCount)
-              }
-              return  // nothing initialized: every count stays 0
-            }
-            // Close each part's leftover room with a removed object; the last part's is cut.
-            for number in 0..<parts.count - 1 {
-              let position = objectOrigins[number] + written[number].objectCount
-              let firstFree = valueOrigins[number] + written[number].valueCount
-              for filler in position..<objectOrigins[number + 1] {
-                (ids.baseAddress! + filler).initialize(to: ObjectID(rawValue: 0))
-                (entities.baseAddress! + filler).initialize(to: Self.removed)
-                (starts.baseAddress! + filler).initialize(
-                  to: filler == position ? firstFree : valueOrigins[number + 1])
-              }
-              (values.baseAddress! + firstFree).initialize(
-                repeating: .null, count: valueOrigins[number + 1] - firstFree)
-            }
-            valueCount = valueOrigins[parts.count - 1] + written[parts.count - 1].valueCount
-            positionCount = objectOrigins[parts.count - 1] + written[parts.count - 1].objectCount
+    var objects = allocating(objectCapacity: objectTotal, valueCapacity: valueTotal) { storage in
+      results.withUnsafeMutableBufferPointer { results in
+        Parallel.forEach(parts.count) { number in
+          let part = parts[number]
+          var filler = Filler(
+            storage.offset(objects: objectOrigins[number], values: valueOrigins[number]),
+            objectCapacity: part.objects, valueCapacity: part.values,
+            strings: part.deferredStringBytes.map {
+              DeferredStrings.Builder(reservingBytes: $0, strings: part.objects)
+            })
+          var failure: Failure?
+          do throws(Failure) {
+            try fill(number, &filler)
+          } catch {
+            failure = error
           }
-          startCount = positionCount
+          results[number] = PartResult(
+            objectCount: filler.objectCount, valueCount: filler.valueCount,
+            strings: filler.strings?.finish(), failure: failure)
         }
-        entityCount = positionCount
       }
-      idCount = positionCount
+      let written = results.map { $0! }
+      if written.contains(where: { $0.failure != nil }) {
+        for (number, part) in written.enumerated() {
+          (storage.values + valueOrigins[number]).deinitialize(count: part.valueCount)
+        }
+        return (0, 0)
+      }
+      // Close each part's leftover room with a removed object; the last part's is cut.
+      for number in 0..<parts.count - 1 {
+        let position = objectOrigins[number] + written[number].objectCount
+        let firstFree = valueOrigins[number] + written[number].valueCount
+        for filler in position..<objectOrigins[number + 1] {
+          (storage.ids + filler).initialize(to: ObjectID(rawValue: 0))
+          (storage.entities + filler).initialize(to: Self.removed)
+          (storage.starts + filler).initialize(
+            to: filler == position ? firstFree : valueOrigins[number + 1])
+        }
+        (storage.values + firstFree).initialize(
+          repeating: .null, count: valueOrigins[number + 1] - firstFree)
+      }
+      let last = parts.count - 1
+      return (
+        objectOrigins[last] + written[last].objectCount,
+        valueOrigins[last] + written[last].valueCount
+      )
     }
     let written = results.map { $0! }
     if let failure = written.lazy.compactMap(\.failure).first { throw failure }
     objects.liveCount = written.reduce(0) { $0 + $1.objectCount }
     objects.deferredStrings = DeferredStrings(joining: written.compactMap(\.strings))
+    return objects
+  }
+
+  /// The buffers of packed objects being filled: ids, entities and starts by position,
+  /// values by value position.
+  struct Storage {
+    fileprivate let ids: UnsafeMutablePointer<ObjectID>
+    fileprivate let entities: UnsafeMutablePointer<Int32>
+    fileprivate let starts: UnsafeMutablePointer<Int>
+    fileprivate let values: UnsafeMutablePointer<PersistentValue>
+    /// The position of `values[0]` in the whole values buffer.
+    fileprivate var valueOrigin = 0
+
+    /// The buffers from position `objects` and value position `values` on.
+    fileprivate func offset(objects: Int, values: Int) -> Storage {
+      Storage(
+        ids: ids + objects, entities: entities + objects, starts: starts + objects,
+        values: self.values + values, valueOrigin: valueOrigin + values)
+    }
+  }
+
+  /// Packed objects with room for `objectCapacity` positions and `valueCapacity` values,
+  /// which `initialize` writes straight into the arrays' storage; it returns how many of
+  /// each it initialized, from the start.
+  private static func allocating(
+    objectCapacity: Int, valueCapacity: Int,
+    _ initialize: (Storage) -> (positions: Int, values: Int)
+  ) -> PackedObjects {
+    var objects = PackedObjects()
+    var initialized = (positions: 0, values: 0)
+    // Room for at least one of each, so every buffer has an address (an empty one need not).
+    objects.ids = [ObjectID](unsafeUninitializedCapacity: max(objectCapacity, 1)) { ids, idCount in
+      objects.entities = [Int32](unsafeUninitializedCapacity: max(objectCapacity, 1)) {
+        entities, entityCount in
+        objects.starts = [Int](unsafeUninitializedCapacity: max(objectCapacity, 1)) {
+          starts, startCount in
+          objects.values = [PersistentValue](unsafeUninitializedCapacity: max(valueCapacity, 1)) {
+            values, valueCount in
+            initialized = initialize(
+              Storage(
+                ids: ids.baseAddress!, entities: entities.baseAddress!,
+                starts: starts.baseAddress!, values: values.baseAddress!))
+            valueCount = initialized.values
+          }
+          startCount = initialized.positions
+        }
+        entityCount = initialized.positions
+      }
+      idCount = initialized.positions
+    }
     return objects
   }
 
@@ -202,18 +218,23 @@ struct PackedObjects: Sendable {
   /// Writes objects and their values into storage made for them (see
   /// ``filling(objectCapacity:valueCapacity:_:)``), checking only that it has room.
   struct Filler {
-    fileprivate let ids: UnsafeMutablePointer<ObjectID>
-    fileprivate let entities: UnsafeMutablePointer<Int32>
-    fileprivate let starts: UnsafeMutablePointer<Int>
-    fileprivate let values: UnsafeMutablePointer<PersistentValue>
+    fileprivate let storage: Storage
     let objectCapacity: Int
     let valueCapacity: Int
     fileprivate(set) var objectCount = 0
     fileprivate(set) var valueCount = 0
     /// The strings left as bytes, when the filler may defer them.
     fileprivate var strings: DeferredStrings.Builder?
-    /// The position in the whole buffer of this filler's first value (a part's room).
-    fileprivate var valueOrigin = 0
+
+    fileprivate init(
+      _ storage: Storage, objectCapacity: Int, valueCapacity: Int,
+      strings: DeferredStrings.Builder?
+    ) {
+      self.storage = storage
+      self.objectCapacity = objectCapacity
+      self.valueCapacity = valueCapacity
+      self.strings = strings
+    }
 
     /// Whether strings may be left as bytes (``appendDeferredString(sharing:of:then:)``).
     var defersStrings: Bool { strings != nil }
@@ -226,16 +247,16 @@ struct PackedObjects: Sendable {
     /// Starts a new object, which must fit (``hasRoom(forValues:)``); its values follow.
     @inline(__always)
     mutating func beginObject(id: ObjectID, entity: Int) {
-      (ids + objectCount).initialize(to: id)
-      (entities + objectCount).initialize(to: Int32(entity))
-      (starts + objectCount).initialize(to: valueOrigin + valueCount)
+      (storage.ids + objectCount).initialize(to: id)
+      (storage.entities + objectCount).initialize(to: Int32(entity))
+      (storage.starts + objectCount).initialize(to: storage.valueOrigin + valueCount)
       objectCount += 1
     }
 
     /// Adds a value to the object begun last.
     @inline(__always)
     mutating func appendValue(_ value: consuming PersistentValue) {
-      (values + valueCount).initialize(to: value)
+      (storage.values + valueCount).initialize(to: value)
       valueCount += 1
     }
 
@@ -246,7 +267,7 @@ struct PackedObjects: Sendable {
       sharing shared: Int, of previous: DeferredStrings.Span, then suffix: UnsafeRawBufferPointer
     ) -> DeferredStrings.Span {
       let span = strings!.append(
-        sharing: shared, of: previous, then: suffix, position: valueOrigin + valueCount)
+        sharing: shared, of: previous, then: suffix, position: storage.valueOrigin + valueCount)
       appendValue(.null)
       return span
     }
