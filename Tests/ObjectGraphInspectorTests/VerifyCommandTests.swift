@@ -82,6 +82,20 @@ import Testing
     #expect(try contents(of: url) == Data(bytes))
   }
 
+  /// A store that was not closed (a crash, or a copy taken while it was open) ends in the
+  /// zero bytes its saves reserved for the next ones: nothing to report.
+  @Test @MainActor func roomLeftAfterTheLastSaveIsNoProblem() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("boxes.ogstore")
+    try twoSaves(at: url)
+    let bytes = try contents(of: url) + Data(repeating: 0, count: 20_000)
+    try write(bytes, to: url)
+    let run = inspect("verify", url.path)
+    #expect(run.status == 0, "\(run.output)")
+    #expect(run.output.hasSuffix("OK: no problem found\n"))
+    #expect(try contents(of: url) == bytes, "verifying changes nothing")
+  }
+
   @Test @MainActor func wrongMagicIsDamageAtByteZero() throws {
     let directory = try TemporaryDirectory()
     let url = directory.file("boxes.ogstore")

@@ -105,6 +105,12 @@ import Testing
     let statistics = recorded.store.statistics
     #expect(statistics.fileBytes == grown.fileBytes, "the later saves overwrote the room")
     #expect(statistics.fileBytes - statistics.reservedBytes == recorded.ends.last)
+    // A compacted file is written whole, with no room; the next save that grows it has.
+    try recorded.store.compact()
+    #expect(recorded.store.statistics.reservedBytes == 0)
+    #expect(recorded.store.statistics.fileBytes == fileLength(recorded.url))
+    try recorded.save(rename(2, "after compaction"))
+    #expect(recorded.store.statistics.reservedBytes > 0)
     recorded.store.close()
     #expect(fileLength(recorded.url) == recorded.ends.last, "closing cut the room off")
     #expect(try openAndLoad(recorded.url).get() == recorded.states.last)
