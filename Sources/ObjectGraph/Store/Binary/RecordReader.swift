@@ -147,19 +147,28 @@ struct RecordReader {
       deferredStringBytes: defersStrings ? Self.deferredStringGuess(byteTotal) : nil
     ) { (objects: inout PackedObjects.Filler) throws(FormatError) in
       for (number, part) in parts.enumerated() {
-        let partOffset = reader.fileOffset
-        var decoder = RecordReader(
-          ByteReader(try reader.readBytes(part.byteCount), origin: partOffset),
-          valueCounts: valueCounts)
-        try decoder.readObjects(count: part.objectCount, into: &objects)
-        guard decoder.reader.isAtEnd else {
-          throw decoder.reader.failure(
-            "\(decoder.reader.remaining) unexpected bytes after part \(number + 1) of \(partCount)"
-          )
-        }
-        objectBytes += decoder.objectBytes
+        let origin = reader.fileOffset
+        objectBytes += try Self.readPart(
+          number, of: partCount, objectCount: part.objectCount,
+          ByteReader(try reader.readBytes(part.byteCount), origin: origin),
+          valueCounts: valueCounts, into: &objects)
       }
     }
+  }
+
+  /// Decodes part `number` of a snapshot in parts from its own bytes (its value context
+  /// afresh) into `objects`; returns the bytes its objects took.
+  private static func readPart(
+    _ number: Int, of partCount: Int, objectCount: Int, _ bytes: ByteReader,
+    valueCounts: [Int], into objects: inout PackedObjects.Filler
+  ) throws(FormatError) -> Int {
+    var decoder = RecordReader(bytes, valueCounts: valueCounts)
+    try decoder.readObjects(count: objectCount, into: &objects)
+    guard decoder.reader.isAtEnd else {
+      throw decoder.reader.failure(
+        "\(decoder.reader.remaining) unexpected bytes after part \(number + 1) of \(partCount)")
+    }
+    return decoder.objectBytes
   }
 
   /// Decodes the parts (their table read) on as many threads as there are cores, strings
@@ -184,16 +193,10 @@ struct RecordReader {
       objectBytes throws(FormatError) in
       try PackedObjects.filling(parts: capacities) {
         (number: Int, objects: inout PackedObjects.Filler) throws(FormatError) in
-        var decoder = RecordReader(
+        objectBytes[number] = try Self.readPart(
+          number, of: parts.count, objectCount: parts[number].objectCount,
           ByteReader(buffers[number].bytes, origin: buffers[number].origin),
-          valueCounts: valueCounts)
-        try decoder.readObjects(count: parts[number].objectCount, into: &objects)
-        guard decoder.reader.isAtEnd else {
-          throw decoder.reader.failure(
-            "\(decoder.reader.remaining) unexpected bytes after part \(number + 1) of "
-              + "\(parts.count)")
-        }
-        objectBytes[number] = decoder.objectBytes
+          valueCounts: valueCounts, into: &objects)
       }
     }
     self.objectBytes += objectBytes.reduce(0, +)
