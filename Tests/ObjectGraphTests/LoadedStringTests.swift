@@ -98,6 +98,23 @@ import Testing
     #expect(boxes[2].detail == "detail of " + Self.titles[2])
   }
 
+  @Test func optionalStringsReadAndCompareAsSaved() throws {
+    var stack = try Stack(.binary)
+    let ann = Person(name: "Ann")
+    ann.nickname = "A"
+    stack.context.insert(ann)
+    stack.context.insert(Person(name: "Bob"))
+    try stack.context.save()
+    stack = try stack.reopened()
+    let people = try stack.context.fetch(FetchDescriptor<Person>(sortBy: [SortDescriptor(\.name)]))
+    #expect(people.map(\.nickname) == ["A", nil])
+    let unnamed = try stack.context.fetch(
+      FetchDescriptor<Person>(predicate: #Predicate { $0.nickname == nil }))
+    #expect(unnamed.map(\.name) == ["Bob"])
+    people[1].nickname = nil
+    #expect(!stack.context.hasChanges, "nil set to nil is no change")
+  }
+
   /// A store big enough for a snapshot in several parts (one per core, at least 8,192
   /// objects each) decodes them at once; boxes and tags have different numbers of values,
   /// so each part's room has some left over.
