@@ -25,22 +25,63 @@ import Observation
 /// `required init()`; its stored properties that are not attributes or relationships are not
 /// persisted and must not create model objects in their initial values.
 open class ManagedObject: Observable, Hashable {
+  // The stored properties are declared so that they pack without padding: words first,
+  // then the optional id (9 bytes) with the one-byte fields after it, then 4-byte fields.
+  // An object of six properties takes 136 bytes, a 144-byte heap block (it took 176).
+
   /// The property values, indexed by the schema's property number: one allocation of
   /// `slotCount` slots owned by the object. A `let` pointer, so reading a property costs no
   /// exclusivity check and no copy-on-write check.
   @usableFromInline final let slots: UnsafeMutablePointer<Slot>
-  final let slotCount: Int
   /// The memory the slots are in when the object was loaded with others (the slots of
   /// a store's objects are laid out one after another, in one allocation); nil when the
   /// object owns its slots' allocation.
   private final let slab: SlotSlab?
   /// The class's model (a placeholder for the prototype that describes the class).
   final let model: EntityModel
-  /// Whether this is the instance that describes the class (see ``ModelRegistry``).
-  final let isPrototype: Bool
   /// The context that tracks this object, unretained; it clears this reference before it
   /// goes away. Kept `Unmanaged` so asking whether there is one costs no retain.
   @exclusivity(unchecked) final var trackingReference: Unmanaged<ObjectContext>?
+  /// What changed since the last save, for a saved object; nil when unchanged.
+  @exclusivity(unchecked) final var changes: ObjectChanges?
+  /// The Observation registrar the object shares with up to ``ObservationBox/capacity``
+  /// objects of its context, given on the first read (boxed: the registrar's type is
+  /// resilient, so an optional of it costs a value-witness call per check).
+  @exclusivity(unchecked) final var observation: ObservationBox?
+  /// The delivery batch that ``deliveredFlags`` describe (see ``DeliveredChanges``).
+  @exclusivity(unchecked) final var deliveredBatch: UInt64 = 0
+  @exclusivity(unchecked) final var storedObjectID: ObjectID?
+  /// Whether this is the instance that describes the class (see ``ModelRegistry``).
+  final let isPrototype: Bool
+  /// The object's seat in its shared registrar: its observation keys are those of this
+  /// seat (see ``EntityModel/observationKeys``), so no two objects sharing a registrar
+  /// share a key, and changing one notifies no observer of another.
+  @exclusivity(unchecked) final var observationSeat: UInt8 = 0
+  @exclusivity(unchecked) final var lifecycle: Lifecycle = .detached
+  /// What happened to the object since its context's last delivery (see
+  /// ``PendingChanges``).
+  @exclusivity(unchecked) final var pendingFlags: UInt8 = 0
+  /// What happened to the object in the batch numbered `deliveredBatch` (see
+  /// ``DeliveredChanges``).
+  @exclusivity(unchecked) final var deliveredFlags: UInt8 = 0
+  private final let storedSlotCount: Int32
+  @exclusivity(unchecked) private final var storedTableIndex: Int32 = -1
+  /// The object's positions in its context's inserted, updated and deleted sets (see
+  /// ``ObjectSet``), -1 when in none.
+  @exclusivity(unchecked) final var insertedPosition: Int32 = -1
+  @exclusivity(unchecked) final var updatedPosition: Int32 = -1
+  @exclusivity(unchecked) final var deletedPosition: Int32 = -1
+  /// The object's place in its context's list of touched objects (see ``PendingChanges``).
+  @exclusivity(unchecked) final var pendingPosition: Int32 = -1
+
+  /// The number of slots (the model's properties).
+  final var slotCount: Int { Int(storedSlotCount) }
+
+  /// The object's position in its context's ``EntityTable``, -1 when in none.
+  final var tableIndex: Int {
+    get { Int(storedTableIndex) }
+    set { storedTableIndex = Int32(truncatingIfNeeded: newValue) }
+  }
 
   /// The context that tracks this object.
   final var trackingContext: ObjectContext? {
@@ -64,33 +105,6 @@ open class ManagedObject: Observable, Hashable {
   /// Whether a context tracks the object or anyone observes it: writes must then be told.
   @inline(__always)
   final var isTrackedOrObserved: Bool { trackingReference != nil || observation != nil }
-  @exclusivity(unchecked) final var storedObjectID: ObjectID?
-  /// What changed since the last save, for a saved object; nil when unchanged.
-  @exclusivity(unchecked) final var changes: ObjectChanges?
-  /// The Observation registrar the object shares with up to ``ObservationBox/capacity``
-  /// objects of its context, given on the first read (boxed: the registrar's type is
-  /// resilient, so an optional of it costs a value-witness call per check).
-  @exclusivity(unchecked) final var observation: ObservationBox?
-  /// The object's seat in its shared registrar: its observation keys are those of this
-  /// seat (see ``EntityModel/observationKeys``), so no two objects sharing a registrar
-  /// share a key, and changing one notifies no observer of another.
-  @exclusivity(unchecked) final var observationSeat: UInt8 = 0
-  @exclusivity(unchecked) final var lifecycle: Lifecycle = .detached
-  /// The object's position in its context's ``EntityTable``, -1 when in none.
-  @exclusivity(unchecked) final var tableIndex = -1
-  /// The object's positions in its context's inserted, updated and deleted sets (see
-  /// ``ObjectSet``), -1 when in none.
-  @exclusivity(unchecked) final var insertedPosition: Int32 = -1
-  @exclusivity(unchecked) final var updatedPosition: Int32 = -1
-  @exclusivity(unchecked) final var deletedPosition: Int32 = -1
-  /// What happened to the object since its context's last delivery, and its place in the
-  /// list of touched objects (see ``PendingChanges``).
-  @exclusivity(unchecked) final var pendingFlags: UInt8 = 0
-  @exclusivity(unchecked) final var pendingPosition: Int32 = -1
-  /// What happened to the object in the batch numbered `deliveredBatch` (see
-  /// ``DeliveredChanges``).
-  @exclusivity(unchecked) final var deliveredFlags: UInt8 = 0
-  @exclusivity(unchecked) final var deliveredBatch: UInt64 = 0
 
   /// Where an object stands with its context.
   enum Lifecycle: UInt8 {
@@ -108,7 +122,7 @@ open class ManagedObject: Observable, Hashable {
   public required init() {
     let frame = ModelBuildState.withCurrent { $0.takeFrame(for: Self.self) }
     slots = frame.slots
-    slotCount = frame.count
+    storedSlotCount = Int32(frame.count)
     slab = frame.slab
     isPrototype = frame.mode == .describe
     if let model = frame.model {
