@@ -265,8 +265,9 @@ open class ManagedObject: Observable, Hashable {
       slots[index] = .value(value)  // untracked: an equal value needs no care
       return
     }
-    if case .deferred(.storedString(let string)) = slots[index] {
-      slots[index] = .value(.string(string.value))  // equal to `value`, it is no change
+    // A stored string equal to `value` is no change (a default is made only when read).
+    if case .deferred(let pending) = slots[index], let stored = pending.storedValue {
+      slots[index] = .value(stored)
     }
     if case .value(let old) = slots[index], old == value { return }
     writeTrackedSlot(index, .value(value), edit: nil)

@@ -298,25 +298,26 @@ struct PackedObjects: Sendable {
 
   /// The object at `position` as a snapshot, deferred strings decoded.
   func snapshot(at position: Int) -> ObjectSnapshot {
-    let range = valueRange(position)
-    var objectValues = Array(values[range])
-    for index in deferredStrings.entryIndexes(of: range) {
-      let entry = deferredStrings.entries[index]
-      if let string = deferredStrings.string(entry) {
-        objectValues[entry.position - range.lowerBound] = .string(string.value)
-      }
-    }
-    return ObjectSnapshot(id: ids[position], entity: Int(entities[position]), values: objectValues)
+    ObjectSnapshot(
+      id: ids[position], entity: Int(entities[position]),
+      values: decodedValues(valueRange(position)))
   }
 
   /// The value at `index` of ``values``, a deferred string decoded.
   func value(at index: Int) -> PersistentValue {
-    for entryIndex in deferredStrings.entryIndexes(of: index..<index + 1) {
-      if let string = deferredStrings.string(deferredStrings.entries[entryIndex]) {
-        return .string(string.value)
+    decodedValues(index..<index + 1)[0]
+  }
+
+  /// The values at `range` of ``values``, deferred strings decoded.
+  private func decodedValues(_ range: Range<Int>) -> [PersistentValue] {
+    var decoded = Array(values[range])
+    for index in deferredStrings.entryIndexes(of: range) {
+      let entry = deferredStrings.entries[index]
+      if let string = deferredStrings.string(entry) {
+        decoded[entry.position - range.lowerBound] = .string(string.value)
       }
     }
-    return values[index]
+    return decoded
   }
 
   /// The objects not removed, as snapshots, in order.

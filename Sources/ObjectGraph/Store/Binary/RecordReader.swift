@@ -339,9 +339,9 @@ struct RecordReader {
     case .integralDouble:
       return .double(Double(try reader.readSignedVarint()))
     case .string:
-      return .string(try readString(prefixed: false, property, String.init(concatenating:_:)))
+      return .string(try readString(prefixed: false, property))
     case .prefixedString:
-      return .string(try readString(prefixed: true, property, String.init(concatenating:_:)))
+      return .string(try readString(prefixed: true, property))
     case .date:
       return .date(
         Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.readUInt64())))
@@ -379,19 +379,18 @@ struct RecordReader {
   }
 
   /// Reads a string (its tag read already): whole, or `prefixed` by bytes it shares with the
-  /// property's previous string. `use` gets the shared prefix and the rest; then the string
-  /// becomes the property's previous one.
-  private mutating func readString<Result>(
-    prefixed: Bool, _ property: Int,
-    _ use: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Result
-  ) throws(FormatError) -> Result {
+  /// property's previous string; it then becomes the property's previous one.
+  private mutating func readString(prefixed: Bool, _ property: Int) throws(FormatError)
+    -> String
+  {
     var shared = 0
     let previous = strings.previous(property)
     if prefixed { shared = try readSharedCount(previousCount: previous.count) }
     let suffix = try reader.readBytes(try reader.readCount())
-    let result = use(UnsafeRawBufferPointer(rebasing: previous[..<shared]), suffix)
+    let string = String(
+      concatenating: UnsafeRawBufferPointer(rebasing: previous[..<shared]), suffix)
     strings.remember(keepingPrefix: shared, then: suffix, for: property)
-    return result
+    return string
   }
 
   private mutating func readURL(depth: Int) throws(FormatError) -> URL {
