@@ -307,7 +307,10 @@ public final class ObjectContext {
       // looking it up for each object costs retains and releases of shared objects.
       var lastEntity = -1
       var model = EntityModel.describing
+      var objectType: ManagedObject.Type = ManagedObject.self
+      var propertyCount = 0
       var isRelationship: [Bool] = []
+      var isIndexed: [Bool] = []
       // Strings left as bytes, met in the order of their values' positions.
       let deferred = deferredStrings.entries
       var nextDeferred = 0
@@ -322,11 +325,14 @@ public final class ObjectContext {
             }
             lastEntity = entity
             model = tables[entity].model
+            objectType = model.type
+            propertyCount = model.properties.count
             isRelationship = model.isRelationship
+            isIndexed = model.isIndexed
           }
           let range = PackedObjects.valueRange(position, starts: starts, valueCount: values.count)
           let valueCount = range.count
-          guard valueCount == model.properties.count else {
+          guard valueCount == propertyCount else {
             throw ObjectGraphError(
               .corruptStore,
               "stored object \(id) of \(model.name) has \(valueCount) values "
@@ -354,9 +360,11 @@ public final class ObjectContext {
             {
               // Indexed attributes are indexed on another thread: no slot of theirs may
               // change when first read, so their strings are decoded now.
-              (slots + index).initialize(
-                to: model.isIndexed[index]
-                  ? .value(.string(string.value)) : .deferred(.storedString(string)))
+              if isIndexed[index] {
+                (slots + index).initialize(to: .value(.string(string.value)))
+              } else {
+                (slots + index).initialize(to: .deferred(.storedString(consume string)))
+              }
               nextDeferred += 1
             } else {
               (slots + index).initialize(to: .value((source + index).move()))
@@ -364,64 +372,90 @@ public final class ObjectContext {
             }
           }
           state.prepare(slots, count: valueCount, in: slab, model: model)
-          let object = model.type.init()
+          let object = objectType.init()
           object.storedObjectID = id
           object.lifecycle = .persisted
           object.trackingContext = self
-          guard registered.insert(object, for: id) else {
+          loaded.append(Unmanaged.passUnretained(object))
+          // Moved into the identity map, which keeps it: no retain and release here.
+          guard registered.insert(consume object, for: id) else {
             throw ObjectGraphError(
               .corruptStore, "stored object \(id) appears twice", entity: model.name,
               objectID: id)
           }
-          loaded.append(Unmanaged.passUnretained(object))
         }
       }
       // Every object exists: link the relationships, moving each stored list of
       // identifiers out of the buffer, then index the object.
+      // Unretained, like the objects: the context keeps its tables, the tables their models.
       var next = 0
       lastEntity = -1
-      var table = tables.first
-      var relationshipIndices: [Int] = []
-      var relationshipModels: [RelationshipModel] = []
+      var table: Unmanaged<EntityTable>?
+      var relationships: [LinkedRelationship] = []
       for position in ids.indices where entities[position] != PackedObjects.removed {
-        let object = loaded[next].takeUnretainedValue()
+        let object = loaded[next]
         next += 1
         let entity = Int(entities[position])
         if entity != lastEntity {
           lastEntity = entity
-          table = tables[entity]
-          model = table!.model
-          relationshipIndices = model.relationshipIndices
-          relationshipModels = model.relationshipModels
+          table = Unmanaged.passUnretained(tables[entity])
+          model = tables[entity].model
+          relationships = zip(model.relationshipIndices, model.relationshipModels).map {
+            LinkedRelationship(index: $0, model: $1)
+          }
         }
         let source = values.baseAddress! + starts[position]
-        for number in relationshipIndices.indices {
-          let index = relationshipIndices[number]
-          object.slots[index] = try linkedSlot(
-            source[index], index: index, relationshipModels[number], of: model, id: ids[position])
+        let slots = object._withUnsafeGuaranteedRef { $0.slots }
+        for number in 0..<relationships.count {
+          let relationship = relationships[number]
+          slots[relationship.index] = try linkedSlot(
+            source + relationship.index, relationship, of: model, id: ids[position])
         }
-        table!.add(object)
+        table!._withUnsafeGuaranteedRef { table in
+          object._withUnsafeGuaranteedRef { table.add($0) }
+        }
       }
     }
     for table in tables { table.startBuildingAttributeIndexes() }
   }
 
-  /// The slot of a loaded object's relationship `index`, from its stored value.
+  /// What linking needs of a relationship, read once per entity: reading a
+  /// ``RelationshipModel`` (a class) for every object retained and released it.
+  private struct LinkedRelationship {
+    var index: Int
+    var isToMany: Bool
+    var destination: Unmanaged<EntityModel>
+    var destinationType: ManagedObject.Type
+
+    init(index: Int, model: RelationshipModel) {
+      self.index = index
+      isToMany = model.isToMany
+      destination = Unmanaged.passUnretained(model.destination)
+      destinationType = model.destinationType
+    }
+  }
+
+  /// The slot of a loaded object's relationship, from its stored value, which is left
+  /// `.null`: a stored list is freed here, while it is in the cache.
   private func linkedSlot(
-    _ value: PersistentValue, index: Int, _ relationship: RelationshipModel,
+    _ stored: UnsafeMutablePointer<PersistentValue>, _ relationship: LinkedRelationship,
     of model: EntityModel, id: ObjectID
   ) throws -> Slot {
+    let value = stored.move()
+    stored.initialize(to: .null)
+    let index = relationship.index
     func resolve(_ target: ObjectID) throws -> ManagedObject {
       // The model comparison answers for all but objects of a subclass entity.
       guard let object = registered[target],
-        object.model === relationship.destination
+        Unmanaged.passUnretained(object.model).toOpaque() == relationship.destination.toOpaque()
           || object.isKind(of: relationship.destinationType)
       else {
         let name = model.properties[index].name
         throw ObjectGraphError(
           .corruptStore,
           "stored object \(id) of \(model.name) refers through \(name) to \(target), "
-            + "which is not a stored \(relationship.destination.name)", entity: model.name,
+            + "which is not a stored \(relationship.destination.takeUnretainedValue().name)",
+          entity: model.name,
           property: name, objectID: id)
       }
       return object

@@ -2,14 +2,28 @@ import Foundation
 
 /// Options for an ``Attribute``.
 public struct AttributeOption: Hashable, Sendable {
-  let rawValue: String
+  @usableFromInline
+  enum Kind: UInt8, Sendable {
+    case unique
+    case indexed
+  }
+
+  @usableFromInline let kind: Kind
+
+  @inlinable
+  init(_ kind: Kind) { self.kind = kind }
+
+  // Computed, not stored: `@Attribute(.unique)` evaluates the option for every object made
+  // or loaded, and a stored static costs a lazy-initialization check and a retain each time.
 
   /// No two objects of the entity may hold the same value; a clash fails the save with
   /// ``ObjectGraphError/Code/uniqueConstraint``. Implies ``indexed``.
-  public static let unique = AttributeOption(rawValue: "unique")
+  @inlinable
+  public static var unique: AttributeOption { AttributeOption(.unique) }
   /// Fetches by equality on this attribute are answered from an index kept up to date as
   /// values change, not by scanning every object.
-  public static let indexed = AttributeOption(rawValue: "indexed")
+  @inlinable
+  public static var indexed: AttributeOption { AttributeOption(.indexed) }
 }
 
 /// Declares a persistent attribute of a ``ManagedObject`` subclass.
@@ -54,19 +68,19 @@ public struct Attribute<Value> {
   static func register(
     _ makeDefault: @escaping () -> Value, _ options: some Collection<AttributeOption>
   ) -> Int32 {
-    ModelBuildState.withCurrent { state in
-      switch state.mode {
-      case .materialize:
-        return state.nextPreparedIndex()  // the loader has filled the slots
-      case .create:
-        if Value.self == UUID.self, let makeUUID = makeDefault as? () -> UUID {
-          // Specialized for `UUID` in the model's module, the cast is free.
-          return state.append(.deferred(.uuid(makeUUID)))
-        }
-        return state.append(.value(AttributeCodec.encode(state.evaluateDefault(makeDefault))))
-      case .describe:
-        return describe(makeDefault, Array(options))
+    let frame = ModelBuildState.currentFrame()
+    switch frame.pointee.mode {
+    case .materialize:
+      return frame.pointee.nextPreparedIndex()  // the loader has filled the slots
+    case .create:
+      if Value.self == UUID.self, let makeUUID = makeDefault as? () -> UUID {
+        // Specialized for `UUID` in the model's module, the cast is free.
+        return frame.pointee.append(.deferred(.uuid(makeUUID)))
       }
+      let value = ModelBuildState.evaluateDefault(makeDefault, in: frame)
+      return frame.pointee.append(.value(AttributeCodec.encode(value)))
+    case .describe:
+      return describe(makeDefault, Array(options))
     }
   }
 
@@ -75,13 +89,14 @@ public struct Attribute<Value> {
   static func describe(_ makeDefault: @escaping () -> Value, _ options: [AttributeOption])
     -> Int32
   {
-    let state = ModelBuildState.current
     let codec = AttributeCodec.make(for: Value.self)
-    state.blueprints.append(
+    ModelBuildState.current.blueprints.append(
       .attribute(AttributeBlueprint(valueType: Value.self, options: options, codec: codec)))
     // A type that cannot be persisted is reported by the schema, not here.
-    return state.append(
-      .value(codec == nil ? .null : AttributeCodec.encode(state.evaluateDefault(makeDefault))))
+    let frame = ModelBuildState.currentFrame()
+    guard codec != nil else { return frame.pointee.append(.value(.null)) }
+    let value = ModelBuildState.evaluateDefault(makeDefault, in: frame)
+    return frame.pointee.append(.value(AttributeCodec.encode(value)))
   }
 
   @available(*, unavailable, message: "@Attribute is only available on ManagedObject subclasses")

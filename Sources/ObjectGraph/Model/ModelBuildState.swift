@@ -29,15 +29,36 @@ final class ModelBuildState {
 
   /// The fields every wrapper `init` touches, behind a pointer: reading a class's stored
   /// property costs a dynamic exclusivity check, reading through a `let` pointer does not.
-  private struct Hot {
-    var mode: Mode = .create
+  /// A wrapper's `init` gets the pointer with one call (``currentFrame()``) and works
+  /// through it, with no closure and no reference to the state to retain.
+  @usableFromInline
+  struct Hot {
+    @usableFromInline var mode: Mode = .create
     var slots = SlotStack()
     var frameStart = 0
     /// In materialize mode: the slots the loader filled for the object being initialized,
     /// and the number of the next wrapper to initialize.
     var prepared: UnsafeMutablePointer<Slot>?
     var preparedCount = 0
-    var nextPrepared: Int32 = 0
+    @usableFromInline var nextPrepared: Int32 = 0
+    /// The model handed to the object being materialized or described, if known.
+    var model: EntityModel?
+
+    /// The property number of the next wrapper of an object being materialized.
+    @inlinable
+    mutating func nextPreparedIndex() -> Int32 {
+      let index = nextPrepared
+      nextPrepared = index + 1
+      return index
+    }
+
+    /// Appends a wrapper's slot and returns its property number. Wrappers add their
+    /// blueprint to ``ModelBuildState/blueprints`` themselves, in describe mode only.
+    @usableFromInline
+    mutating func append(_ slot: consuming Slot) -> Int32 {
+      slots.push(slot)
+      return Int32(slots.count - 1 - frameStart)
+    }
   }
 
   private let hot: UnsafeMutablePointer<Hot> = {
@@ -71,7 +92,10 @@ final class ModelBuildState {
   }
   var blueprints: [PropertyBlueprint] = []
   /// The model handed to the object being materialized or described, if known.
-  var model: EntityModel?
+  var model: EntityModel? {
+    get { hot.pointee.model }
+    set { hot.pointee.model = newValue }
+  }
   /// The memory holding the slots of the object being materialized.
   var preparedSlab: SlotSlab?
   /// The model of the last class whose objects were created here, to skip the registry.
@@ -83,6 +107,12 @@ final class ModelBuildState {
   /// The current thread's state.
   @usableFromInline
   static var current: ModelBuildState { unretainedCurrent.takeUnretainedValue() }
+
+  /// The fields of the current thread's state that wrappers use, found with one call.
+  @usableFromInline
+  static func currentFrame() -> UnsafeMutablePointer<Hot> {
+    unretainedCurrent._withUnsafeGuaranteedRef { $0.hot }
+  }
 
   /// The current thread's state, not retained: the thread keeps it until it ends.
   @usableFromInline
@@ -128,36 +158,23 @@ final class ModelBuildState {
     hot.pointee.nextPrepared = 0
   }
 
-  /// The property number of the next wrapper of an object being materialized.
-  @usableFromInline
-  func nextPreparedIndex() -> Int32 {
-    let index = hot.pointee.nextPrepared
-    hot.pointee.nextPrepared = index + 1
-    return index
-  }
-
-  /// Appends a wrapper's slot and returns its property number. Wrappers add their
-  /// blueprint to ``blueprints`` themselves, in describe mode only.
-  @usableFromInline
-  func append(_ slot: consuming Slot) -> Int32 {
-    hot.pointee.slots.push(slot)
-    return Int32(hot.pointee.slots.count - 1 - hot.pointee.frameStart)
-  }
-
   /// Evaluates a wrapper's default value in a frame of its own, so that model objects
   /// created by the default (a nested `Box()`) do not take this object's slots.
   @usableFromInline
-  func evaluateDefault<Value>(_ makeDefault: () -> Value) -> Value {
-    let savedMode = mode
-    let savedStart = frameStart
-    let savedModel = model
-    mode = .create
-    frameStart = slots.count
-    model = nil
+  static func evaluateDefault<Value>(
+    _ makeDefault: () -> Value, in frame: UnsafeMutablePointer<Hot>
+  )
+    -> Value
+  {
+    let savedMode = frame.pointee.mode
+    let savedStart = frame.pointee.frameStart
+    let savedModel = frame.pointee.model.take()
+    frame.pointee.mode = .create
+    frame.pointee.frameStart = frame.pointee.slots.count
     defer {
-      mode = savedMode
-      frameStart = savedStart
-      model = savedModel
+      frame.pointee.mode = savedMode
+      frame.pointee.frameStart = savedStart
+      frame.pointee.model = savedModel
     }
     return makeDefault()
   }
@@ -194,8 +211,7 @@ final class ModelBuildState {
         "ObjectGraph: \(type) declared \(hot.pointee.nextPrepared) persistent properties while "
           + "loading, \(hot.pointee.preparedCount) when described")
       hot.pointee.prepared = nil
-      let frameModel = model
-      model = nil
+      let frameModel = hot.pointee.model.take()
       let slab = preparedSlab.take()
       mode = .create  // objects created later in this initializer's body are user objects
       return (prepared, hot.pointee.preparedCount, slab, frameModel, .materialize)

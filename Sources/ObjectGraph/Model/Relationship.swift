@@ -34,12 +34,12 @@ public struct Relationship<Value: RelationshipValue> {
     deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil,
     maximumModelCount: Int? = nil
   ) {
-    index = ModelBuildState.withCurrent { state in
-      if state.mode == .materialize {
-        return state.nextPreparedIndex()  // the loader fills the slot
-      }
-      return Self.register(
-        in: state, deleteRule: deleteRule, minimum: minimumModelCount,
+    let frame = ModelBuildState.currentFrame()
+    if frame.pointee.mode == .materialize {
+      index = frame.pointee.nextPreparedIndex()  // the loader fills the slot
+    } else {
+      index = Self.register(
+        in: frame, deleteRule: deleteRule, minimum: minimumModelCount,
         maximum: maximumModelCount, inverseRoot: nil, inverseProbe: nil)
     }
   }
@@ -60,40 +60,41 @@ public struct Relationship<Value: RelationshipValue> {
     minimumModelCount: Int? = nil, maximumModelCount: Int? = nil
   ) {
     // Inlined into the model's module, so loading an object costs one frame lookup here.
-    index = ModelBuildState.withCurrent { state in
-      if state.mode == .materialize {
-        return state.nextPreparedIndex()  // the loader fills the slot
-      }
-      // The probe is a closure (an allocation): made only when the class is described.
-      var probe: ((ManagedObject) -> Void)?
-      if state.mode == .describe {
-        let inverse = inverse()
-        probe = { object in
-          if let object = object as? Destination { _ = object[keyPath: inverse] }
-        }
-      }
-      return Self.register(
-        in: state, deleteRule: deleteRule, minimum: minimumModelCount,
-        maximum: maximumModelCount, inverseRoot: Destination.self, inverseProbe: probe)
+    let frame = ModelBuildState.currentFrame()
+    if frame.pointee.mode == .materialize {
+      index = frame.pointee.nextPreparedIndex()  // the loader fills the slot
+      return
     }
+    // The probe is a closure (an allocation): made only when the class is described.
+    var probe: ((ManagedObject) -> Void)?
+    if frame.pointee.mode == .describe {
+      let inverse = inverse()
+      probe = { object in
+        if let object = object as? Destination { _ = object[keyPath: inverse] }
+      }
+    }
+    index = Self.register(
+      in: frame, deleteRule: deleteRule, minimum: minimumModelCount,
+      maximum: maximumModelCount, inverseRoot: Destination.self, inverseProbe: probe)
   }
 
   /// Pushes the relationship's empty slot for an object being created or described, and
   /// records its declaration when described.
   @usableFromInline
   static func register(
-    in state: ModelBuildState, deleteRule: DeleteRule, minimum: Int?, maximum: Int?,
-    inverseRoot: ManagedObject.Type?, inverseProbe: ((ManagedObject) -> Void)?
+    in frame: UnsafeMutablePointer<ModelBuildState.Hot>, deleteRule: DeleteRule,
+    minimum: Int?, maximum: Int?, inverseRoot: ManagedObject.Type?,
+    inverseProbe: ((ManagedObject) -> Void)?
   ) -> Int32 {
-    if state.mode == .describe {
-      state.blueprints.append(
+    if frame.pointee.mode == .describe {
+      ModelBuildState.current.blueprints.append(
         .relationship(
           RelationshipBlueprint(
             destination: Value.destinationType, isToMany: Value.isToMany, deleteRule: deleteRule,
             minimumCount: minimum, maximumCount: maximum, inverseRoot: inverseRoot,
             inverseProbe: inverseProbe, destinationObjectID: \Value.Destination.objectID)))
     }
-    return state.append(Value.isToMany ? .toMany([]) : .toOne(nil))
+    return frame.pointee.append(Value.isToMany ? .toMany([]) : .toOne(nil))
   }
 
   @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
