@@ -76,6 +76,49 @@ import Testing
     #expect(decoded.byteCount == header.count)
   }
 
+  @Test func aHeaderHoldingTheExpectedSchemaBytesIsNotDecodedAgain() throws {
+    let header = try BinaryStoreHeader.encode(schema: ConformanceSchema.schema)
+    let bytes = try BinaryStoreHeader.encodedSchema(ConformanceSchema.schema)
+    // Handed another schema with those bytes, the decoder takes it as it is: no JSON read.
+    let other = Schema(entities: [ConformanceSchema.schema.entities[0]])
+    let taken = try header.withUnsafeBytes {
+      try BinaryStoreHeader.decode($0, expecting: (schema: other, bytes: bytes))
+    }
+    #expect(taken.schema == other)
+    #expect(taken.byteCount == header.count)
+  }
+
+  @Test func aHeaderEncodingTheSchemaOtherwiseIsDecoded() throws {
+    // The same schema as JSON with other formatting, as another Foundation might write it.
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    let schemaBytes = Array(try encoder.encode(ConformanceSchema.schema))
+    var writer = ByteWriter(capacity: BinaryFormat.headerPrefixSize + schemaBytes.count + 4)
+    writer.write(BinaryFormat.magic)
+    withUnsafeBytes(of: BinaryFormat.currentVersion.littleEndian) { writer.write($0) }
+    withUnsafeBytes(of: UInt16(0).littleEndian) { writer.write($0) }
+    writer.writeUInt32(UInt32(schemaBytes.count))
+    writer.write(schemaBytes)
+    writer.writeUInt32(writer.checksum(of: 0..<writer.count))
+    let header = writer.bytes
+    let expected = try BinaryStoreHeader.encodedSchema(ConformanceSchema.schema)
+    #expect(!schemaBytes.elementsEqual(expected))
+    let decoded = try header.withUnsafeBytes {
+      try BinaryStoreHeader.decode(
+        $0, expecting: (schema: ConformanceSchema.schema, bytes: expected))
+    }
+    #expect(decoded.schema == ConformanceSchema.schema)
+    // A damaged header is refused even when its schema bytes are the expected ones.
+    var damaged = try BinaryStoreHeader.encode(schema: ConformanceSchema.schema)
+    damaged[damaged.count - 1] ^= 0x01
+    #expect(throws: FormatError.self) {
+      try damaged.withUnsafeBytes {
+        try BinaryStoreHeader.decode(
+          $0, expecting: (schema: ConformanceSchema.schema, bytes: expected))
+      }
+    }
+  }
+
   @Test func aSeedLikeObjectTakesAboutThirtyFiveBytes() throws {
     let boxes = (UInt64(1)...1_000).map { number -> ObjectSnapshot in
       var item = ConformanceSchema.item(number)

@@ -238,8 +238,11 @@ public final class BinaryStore: PersistentStore {
   /// Reads and checks the header, replays every record, and cuts off a torn tail.
   private func read(_ file: StoreFile, schema: Schema) throws -> OpenState {
     let bytes = try file.readAll()
+    let expected = (schema: schema, bytes: try BinaryStoreHeader.encodedSchema(schema))
     let (header, replay) = try bytes.withUnsafeBytes { buffer in
-      let header = try checked { () throws(FormatError) in try BinaryStoreHeader.decode(buffer) }
+      let header = try checked { () throws(FormatError) in
+        try BinaryStoreHeader.decode(buffer, expecting: expected)
+      }
       guard header.schema == schema else { throw mismatchError(stored: header.schema, schema) }
       return (header, try self.replay(buffer, from: header.byteCount, schema: schema))
     }

@@ -11,10 +11,20 @@ struct ObjectIndex {
   /// The number of ids held.
   private(set) var count = 0
 
-  /// Creates an empty index with room for ids up to about `capacity`.
-  init(capacity: Int = 0) {
-    direct.reserveCapacity(capacity + 1)
+  /// Creates an empty index with room for `capacity` ids.
+  ///
+  /// With `largestNumber`, the array is made at once to hold every id up to that number
+  /// (within the density limit), so that setting each of them is one store.
+  init(capacity: Int = 0, largestNumber: UInt64? = nil) {
+    guard let largestNumber, largestNumber < UInt64(Self.directLimit(count: capacity)) else {
+      direct.reserveCapacity(capacity + 1)
+      return
+    }
+    direct = Array(repeating: 0, count: Int(largestNumber) + 1)
   }
+
+  /// The largest `direct.count` for `count` ids.
+  private static func directLimit(count: Int) -> Int { 2 * count + 1024 }
 
   /// The position of an id, if held.
   @inline(__always)
@@ -35,12 +45,18 @@ struct ObjectIndex {
       direct[Int(number)] = Int32(position + 1)
       return
     }
+    // A new id with room in the array (an id kept in the dictionary stays there).
+    if number < UInt64(direct.count), overflow.isEmpty, position < Int(Int32.max) {
+      count += 1
+      direct[Int(number)] = Int32(position + 1)
+      return
+    }
     if !overflow.isEmpty, overflow[id] != nil {
       overflow[id] = position
       return
     }
     count += 1
-    let directLimit = max(direct.count, 2 * count + 1024)
+    let directLimit = max(direct.count, Self.directLimit(count: count))
     if number < UInt64(directLimit), position < Int(Int32.max) {
       if Int(number) >= direct.count {
         // Grow geometrically, within the density limit.
