@@ -66,7 +66,9 @@ struct LiveGraph {
   /// - Throws: ``ObjectGraphError/Code/corruptStore`` when an id appears twice.
   /// - Complexity: O(*n*) in the number of objects.
   mutating func replace(with snapshot: PackedObjects, nextObjectNumber: UInt64) throws {
-    var index = ObjectIndex(capacity: snapshot.liveCount, largestNumber: nextObjectNumber)
+    // Ids are below the next number the store hands out.
+    var index = ObjectIndex(
+      capacity: snapshot.liveCount, largestNumber: max(nextObjectNumber, 1) - 1)
     for (position, id) in snapshot.ids.enumerated() where snapshot.isLive(position) {
       guard index[id] == nil else {
         throw ObjectGraphError(
