@@ -73,6 +73,14 @@ import Testing
       [LoadingTests.tag(2, "red"), LoadingTests.box(1, "child", parent: 2)]
     ),
     ("appears twice", [LoadingTests.box(1, "one"), LoadingTests.tag(1, "red")]),
+    // Values after the failure (a string, a reference) are still to be freed.
+    (
+      "appears twice",
+      [
+        LoadingTests.box(1, "one"), LoadingTests.box(1, "again"),
+        LoadingTests.box(2, "two", parent: 1),
+      ]
+    ),
     (
       "holds",
       [

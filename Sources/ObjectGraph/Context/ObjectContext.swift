@@ -184,14 +184,15 @@ public final class ObjectContext {
     if let id = object.storedObjectID { registered[id] = nil }
   }
 
-  /// A seat in a shared Observation registrar for an object read for the first time.
-  func nextObservationSeat() -> (ObservationBox, UInt8) {
+  /// Seats an object read for the first time in the current shared Observation registrar.
+  func seatForObservation(_ object: ManagedObject) {
     if observationGroup == nil || observationSeatsTaken == ObservationBox.capacity {
       observationGroup = ObservationBox()
       observationSeatsTaken = 0
     }
+    object.observation = observationGroup
+    object.observationSeat = UInt8(truncatingIfNeeded: observationSeatsTaken)
     observationSeatsTaken += 1
-    return (observationGroup!, UInt8(observationSeatsTaken - 1))
   }
 
   // MARK: Tables
@@ -268,18 +269,20 @@ public final class ObjectContext {
 
   // MARK: Loading
 
-  /// Makes the stored objects: each gets its attribute values moved out of `objects` (no
-  /// copy, no retain) and is made with ``ModelBuildState/prepare(_:count:model:)``; its
-  /// relationships are linked once every object exists, then it is indexed.
+  /// Makes the stored objects. Each object's run of decoded values becomes its slots in
+  /// place, in the memory the store decoded them into (``SlotSlab``): no copy, no retain.
+  /// Each object is made with ``ModelBuildState/prepare(_:count:in:model:)``; its
+  /// relationships, whose stored identifiers wait in their slots, are linked once every
+  /// object exists, then it is indexed.
   private func materialize(_ contents: consuming StoreContents) throws {
-    // Taken out, not copied: the values are moved out of a buffer no one else holds.
+    // Taken out, not copied: the values are taken from a buffer no one else holds.
     var objects = contents.list.takePacked()
     let nextObjectNumber = contents.nextObjectNumber
     let state = ModelBuildState.current
     // Unretained: `registered` holds every loaded object.
     var loaded: [Unmanaged<ManagedObject>] = []
     loaded.reserveCapacity(objects.liveCount)
-    registered.reserve(upTo: nextObjectNumber)
+    registered.reserve(upTo: nextObjectNumber, expectedCount: objects.liveCount)
     var counts = [Int](repeating: 0, count: tables.count)
     for position in 0..<objects.positionCount where objects.isLive(position) {
       let entity = Int(objects.entities[position])
@@ -292,24 +295,22 @@ public final class ObjectContext {
     let ids = objects.ids
     let entities = objects.entities
     let starts = objects.starts
-    try objects.withMutableValues { values, deferredStrings in
-      // The live objects' values, with removed objects' (all `.null`) left out.
-      var liveValueCount = values.count
-      for position in ids.indices where entities[position] == PackedObjects.removed {
-        liveValueCount -=
-          PackedObjects.valueRange(
-            position, starts: starts, valueCount: values.count
-          ).count
-      }
-      let slab = SlotSlab(capacity: liveValueCount)
-      var nextSlot = slab.base
+    let (values, valueCount, deferredStrings) = objects.takeValues()
+    let slab = SlotSlab(adopting: values)
+    // Values from here on are still values (the runs before are slots or removed objects'
+    // `.null`s); what a failure leaves of them is destroyed before the slab frees the memory.
+    var firstValueLeft = 0
+    // One object's values, moved out while their memory becomes its slots.
+    let widest = tables.lazy.map(\.model.properties.count).max() ?? 0
+    let staged = UnsafeMutablePointer<PersistentValue>.allocate(capacity: max(widest, 1))
+    defer { staged.deallocate() }
+    do {
       // The model of the entity of the object before, kept while the entity repeats:
       // looking it up for each object costs retains and releases of shared objects.
       var lastEntity = -1
       var model = EntityModel.describing
       var objectType: ManagedObject.Type = ManagedObject.self
       var propertyCount = 0
-      var isRelationship: [Bool] = []
       var isIndexed: [Bool] = []
       // Strings left as bytes, met in the order of their values' positions.
       let deferred = deferredStrings.entries
@@ -327,23 +328,23 @@ public final class ObjectContext {
             model = tables[entity].model
             objectType = model.type
             propertyCount = model.properties.count
-            isRelationship = model.isRelationship
             isIndexed = model.isIndexed
           }
-          let range = PackedObjects.valueRange(position, starts: starts, valueCount: values.count)
-          let valueCount = range.count
-          guard valueCount == propertyCount else {
+          let range = PackedObjects.valueRange(position, starts: starts, valueCount: valueCount)
+          let count = range.count
+          guard count == propertyCount else {
             throw ObjectGraphError(
               .corruptStore,
-              "stored object \(id) of \(model.name) has \(valueCount) values "
+              "stored object \(id) of \(model.name) has \(count) values "
                 + "for \(model.properties.count) properties", entity: model.name, objectID: id)
           }
-          // Attribute slots take their stored values (moved out, `.null` left behind);
-          // relationship slots hold `.null` (free to copy and destroy) until they are
-          // linked, once every object exists.
-          let slots = nextSlot
-          nextSlot += valueCount
-          let source = values.baseAddress! + range.lowerBound
+          // The run's values move out, and its memory becomes the object's slots: attribute
+          // slots take their values; relationship slots hold their stored identifiers until
+          // they are linked, once every object exists.
+          let run = values + range.lowerBound
+          staged.moveInitialize(from: run, count: count)
+          firstValueLeft = range.upperBound
+          let slots = SlotSlab.slots(replacing: run, count: count)
           // Skip the strings of removed objects and replaced values.
           while nextDeferred < deferred.count
             && (deferred[nextDeferred].isDiscarded
@@ -351,10 +352,9 @@ public final class ObjectContext {
           {
             nextDeferred += 1
           }
-          for index in 0..<valueCount {
-            if isRelationship[index] {
-              (slots + index).initialize(to: .value(.null))
-            } else if nextDeferred < deferred.count,
+          for index in 0..<count {
+            let value = (staged + index).move()
+            if nextDeferred < deferred.count,
               deferred[nextDeferred].position == range.lowerBound + index,
               let string = deferredStrings.string(deferred[nextDeferred])
             {
@@ -367,11 +367,10 @@ public final class ObjectContext {
               }
               nextDeferred += 1
             } else {
-              (slots + index).initialize(to: .value((source + index).move()))
-              (source + index).initialize(to: .null)
+              (slots + index).initialize(to: .value(value))
             }
           }
-          state.prepare(slots, count: valueCount, in: slab, model: model)
+          state.prepare(slots, count: count, in: slab, model: model)
           let object = objectType.init()
           object.storedObjectID = id
           object.lifecycle = .persisted
@@ -385,35 +384,38 @@ public final class ObjectContext {
           }
         }
       }
-      // Every object exists: link the relationships, moving each stored list of
-      // identifiers out of the buffer, then index the object.
-      // Unretained, like the objects: the context keeps its tables, the tables their models.
-      var next = 0
-      lastEntity = -1
-      var table: Unmanaged<EntityTable>?
-      var relationships: [LinkedRelationship] = []
-      for position in ids.indices where entities[position] != PackedObjects.removed {
-        let object = loaded[next]
-        next += 1
-        let entity = Int(entities[position])
-        if entity != lastEntity {
-          lastEntity = entity
-          table = Unmanaged.passUnretained(tables[entity])
-          model = tables[entity].model
-          relationships = zip(model.relationshipIndices, model.relationshipModels).map {
-            LinkedRelationship(index: $0, model: $1)
-          }
+    } catch {
+      (values + firstValueLeft).deinitialize(count: valueCount - firstValueLeft)
+      throw error
+    }
+    // What is left of the values are removed objects' `.null`s, which need no destruction.
+    // Every object exists: link the relationships, replacing each stored identifier or list
+    // of them in its slot, then index the object.
+    // Unretained, like the objects: the context keeps its tables, the tables their models.
+    var next = 0
+    var lastEntity = -1
+    var model = EntityModel.describing
+    var table: Unmanaged<EntityTable>?
+    var relationships: [LinkedRelationship] = []
+    for position in ids.indices where entities[position] != PackedObjects.removed {
+      let object = loaded[next]
+      next += 1
+      let entity = Int(entities[position])
+      if entity != lastEntity {
+        lastEntity = entity
+        table = Unmanaged.passUnretained(tables[entity])
+        model = tables[entity].model
+        relationships = zip(model.relationshipIndices, model.relationshipModels).map {
+          LinkedRelationship(index: $0, model: $1)
         }
-        let source = values.baseAddress! + starts[position]
-        let slots = object._withUnsafeGuaranteedRef { $0.slots }
-        for number in 0..<relationships.count {
-          let relationship = relationships[number]
-          slots[relationship.index] = try linkedSlot(
-            source + relationship.index, relationship, of: model, id: ids[position])
-        }
-        table!._withUnsafeGuaranteedRef { table in
-          object._withUnsafeGuaranteedRef { table.add($0) }
-        }
+      }
+      let slots = object._withUnsafeGuaranteedRef { $0.slots }
+      for number in 0..<relationships.count {
+        let relationship = relationships[number]
+        try link(slots + relationship.index, relationship, of: model, id: ids[position])
+      }
+      table!._withUnsafeGuaranteedRef { table in
+        object._withUnsafeGuaranteedRef { table.add($0) }
       }
     }
     for table in tables { table.startBuildingAttributeIndexes() }
@@ -435,14 +437,25 @@ public final class ObjectContext {
     }
   }
 
-  /// The slot of a loaded object's relationship, from its stored value, which is left
-  /// `.null`: a stored list is freed here, while it is in the cache.
-  private func linkedSlot(
-    _ stored: UnsafeMutablePointer<PersistentValue>, _ relationship: LinkedRelationship,
+  /// Links a loaded object's relationship: its slot holds the stored identifier or list of
+  /// them, and gets the objects (an empty relationship while it is linked, and if that
+  /// fails). The stored list is freed here, while it is in the cache.
+  private func link(
+    _ slot: UnsafeMutablePointer<Slot>, _ relationship: LinkedRelationship,
     of model: EntityModel, id: ObjectID
+  ) throws {
+    guard case .value(let stored) = slot.move() else {
+      preconditionFailure("ObjectGraph: a loaded relationship slot holds no stored value")
+    }
+    slot.initialize(to: relationship.isToMany ? .toMany([]) : .toOne(nil))
+    slot.pointee = try linkedSlot(stored, relationship, of: model, id: id)
+  }
+
+  /// The slot of a loaded object's relationship, from its stored value.
+  private func linkedSlot(
+    _ value: PersistentValue, _ relationship: LinkedRelationship, of model: EntityModel,
+    id: ObjectID
   ) throws -> Slot {
-    let value = stored.move()
-    stored.initialize(to: .null)
     let index = relationship.index
     func resolve(_ target: ObjectID) throws -> ManagedObject {
       // The model comparison answers for all but objects of a subclass entity.
@@ -467,10 +480,14 @@ public final class ObjectContext {
       return .toOne(try resolve(target))
     case .references(let targets) where relationship.isToMany:
       if targets.isEmpty { return .toMany([]) }
-      var objects: [ManagedObject] = []
-      objects.reserveCapacity(targets.count)
-      for target in targets { objects.append(try resolve(target)) }
-      return .toMany(objects)
+      // Written in place: `append` was two calls an element, the array's generic code.
+      return .toMany(
+        try [ManagedObject](unsafeUninitializedCapacity: targets.count) { objects, count in
+          for target in targets {
+            (objects.baseAddress! + count).initialize(to: try resolve(target))
+            count += 1
+          }
+        })
     default:
       let name = model.properties[index].name
       throw ObjectGraphError(

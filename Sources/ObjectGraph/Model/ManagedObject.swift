@@ -174,11 +174,21 @@ open class ManagedObject: Observable, Hashable {
 
   // MARK: Slot access
 
-  /// Reads a slot, registering the access with Observation.
-  @usableFromInline
-  final func readSlot(_ index: Int) -> Slot {
+  /// Reads a relationship slot's objects, registering the access with Observation.
+  ///
+  /// Inlined, the list is read in place: copying the slot out first retained and released
+  /// it once more on every read.
+  @inlinable
+  final func readObjects(_ index: Int) -> [ManagedObject] {
     willRead(index)
-    return slots[index]
+    return slots[index].objects
+  }
+
+  /// Reads a to-one relationship slot's object, registering the access with Observation.
+  @inlinable
+  final func readObject(_ index: Int) -> ManagedObject? {
+    willRead(index)
+    return slots[index].object
   }
 
   /// Registers a read of a property with Observation and makes a deferred value; after it,
@@ -189,23 +199,27 @@ open class ManagedObject: Observable, Hashable {
       ModelBuildState.current.probedIndex = index
       return
     }
-    let observation = self.observation ?? makeObservation()
-    observation.registrar.access(self, keyPath: observationKey(index))
+    // Both used unretained: the object keeps its box, its model the keys. Retaining them
+    // around the call cost four atomic operations a read.
+    if observation == nil { makeObservation() }
+    let box = Unmanaged.passUnretained(observation.unsafelyUnwrapped)
+    let key = Unmanaged.passUnretained(observationKey(index))
+    box._withUnsafeGuaranteedRef { box in
+      key._withUnsafeGuaranteedRef { box.registrar.access(self, keyPath: $0) }
+    }
     resolveDeferredValue(index)
   }
 
   /// Seats the object in its context's current shared registrar (or one of its own when
   /// it is in no context or its model has too many properties to share).
-  private final func makeObservation() -> ObservationBox {
-    let box: ObservationBox
-    if model.sharesObservation, let context = trackingContext {
-      (box, observationSeat) = context.nextObservationSeat()
+  private final func makeObservation() {
+    if model.sharesObservation, let context = trackingReference {
+      // Unretained, like every use of the tracking reference: the context outlives it.
+      context._withUnsafeGuaranteedRef { $0.seatForObservation(self) }
     } else {
-      box = ObservationBox()
+      observation = ObservationBox()
       observationSeat = 0
     }
-    observation = box
-    return box
   }
 
   /// The Observation key of property `index` of this object.

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -117,9 +119,17 @@ final class ModelBuildState {
   /// The current thread's state, not retained: the thread keeps it until it ends.
   @usableFromInline
   static var unretainedCurrent: Unmanaged<ModelBuildState> {
-    if let pointer = pthread_getspecific(key) {
+    let keyPlusOne = publishedKeyPlusOne.load(ordering: .acquiring)
+    if keyPlusOne != 0,
+      let pointer = pthread_getspecific(pthread_key_t(truncatingIfNeeded: keyPlusOne &- 1))
+    {
       return Unmanaged<ModelBuildState>.fromOpaque(pointer)
     }
+    return makeCurrent()
+  }
+
+  /// Makes the current thread's state (and the thread-local key, the first time).
+  private static func makeCurrent() -> Unmanaged<ModelBuildState> {
     let state = Unmanaged.passRetained(ModelBuildState())
     pthread_setspecific(key, state.toOpaque())
     return state
@@ -132,6 +142,7 @@ final class ModelBuildState {
     try unretainedCurrent._withUnsafeGuaranteedRef(body)
   }
 
+  /// The thread-local key, made on first use, which publishes it in ``publishedKeyPlusOne``.
   private static let key: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key) { pointer in
@@ -141,8 +152,14 @@ final class ModelBuildState {
         if let pointer { Unmanaged<ModelBuildState>.fromOpaque(pointer).release() }
       #endif
     }
+    publishedKeyPlusOne.store(UInt(key) + 1, ordering: .releasing)
     return key
   }()
+
+  /// ``key`` plus one once it is made, `0` before. An atomic is initialized statically, so
+  /// reading it costs no lazy-global check (`swift_once`), which the seven lookups of every
+  /// object created or loaded each paid when they read ``key``.
+  private static let publishedKeyPlusOne = Atomic<UInt>(0)
 
   /// Hands the loader's slots (in `slab`) to the object about to be materialized: its
   /// wrappers only count themselves (``nextPreparedIndex()``), and its `ManagedObject.init`

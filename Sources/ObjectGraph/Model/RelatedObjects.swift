@@ -26,11 +26,11 @@ public struct RelatedObjects<Value: RelationshipValue> {
 extension RelatedObjects {
   /// The related objects, in order.
   public func objects<Element>() -> [Element] where Value == [Element] {
-    unsafeBitCast(owner.readSlot(index).objects, to: [Element].self)
+    unsafeBitCast(owner.readObjects(index), to: [Element].self)
   }
 
   /// The number of related objects.
-  public var count: Int { owner.readSlot(index).objects.count }
+  public var count: Int { owner.readObjects(index).count }
 
   /// Inserts an object at a position; an object already related is moved there instead.
   ///

@@ -121,9 +121,9 @@ public struct Relationship<Value: RelationshipValue> {
       // `Optional<Destination>` and `[Destination]` have the layout of `Optional<ManagedObject>`
       // and `[ManagedObject]`; every element was checked to be a `Destination` when stored.
       if Value.isToMany {
-        return unsafeBitCast(object.readSlot(index).objects, to: Value.self)
+        return unsafeBitCast(object.readObjects(index), to: Value.self)
       } else {
-        return unsafeBitCast(object.readSlot(index).object, to: Value.self)
+        return unsafeBitCast(object.readObject(index), to: Value.self)
       }
     }
     @inline(__always) set {

@@ -11,13 +11,13 @@ enum Slot {
   /// decoded (see ``DeferredValue``).
   case deferred(DeferredValue)
 
-  @usableFromInline
+  @inlinable
   var object: ManagedObject? {
     if case .toOne(let object) = self { return object }
     return nil
   }
 
-  @usableFromInline
+  @inlinable
   var objects: [ManagedObject] {
     switch self {
     case .toMany(let objects): objects

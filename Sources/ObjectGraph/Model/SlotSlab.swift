@@ -1,21 +1,40 @@
 /// One allocation holding the slots of many objects loaded together, one object's after
 /// another's.
 ///
-/// Loading a store's objects this way costs one allocation instead of one per object, and
-/// lays the slots out in the store's order, so walking the loaded graph reads them in order.
-/// Each object keeps its slab alive and destroys its own slots in its `deinit`; the slab
-/// frees the memory when its last object is gone.
+/// Loading a store's objects this way costs no allocation per object, and lays the slots
+/// out in the store's order, so walking the loaded graph reads them in order. The memory is
+/// the one the store decoded the objects' values into (see ``PackedValues``): each object's
+/// run of values becomes its slots in place, a `Slot` taking what a `PersistentValue` takes
+/// (``fitsInPlace``). Runs of objects removed before the load stay there as values that
+/// need no destruction. Each object keeps its slab alive and destroys its own slots in its
+/// `deinit`; the slab frees the memory when its last object is gone.
 final class SlotSlab {
-  /// The first slot; `capacity` slots follow, uninitialized until an object takes them.
-  let base: UnsafeMutablePointer<Slot>
-  let capacity: Int
+  private let memory: UnsafeMutableRawPointer
 
-  init(capacity: Int) {
-    self.capacity = capacity
-    base = UnsafeMutablePointer<Slot>.allocate(capacity: max(capacity, 1))
+  /// Whether a slot fits in the memory of a value, so runs of values can become slots in
+  /// place. True wherever the package builds (both take 24 bytes on 64-bit platforms); a
+  /// test keeps it so.
+  static var fitsInPlace: Bool {
+    MemoryLayout<Slot>.stride == MemoryLayout<PersistentValue>.stride
+      && MemoryLayout<Slot>.alignment <= MemoryLayout<PersistentValue>.alignment
+  }
+
+  /// Adopts memory taken from decoded values (``PackedValues/takeMemory()``), which the slab
+  /// frees when it goes.
+  init(adopting values: UnsafeMutablePointer<PersistentValue>) {
+    precondition(Self.fitsInPlace, "ObjectGraph: a slot does not fit in a value's memory")
+    memory = UnsafeMutableRawPointer(values)
+  }
+
+  /// Turns the `count` values at `values` (in the adopted memory, moved out and now
+  /// uninitialized) into room for as many slots.
+  static func slots(
+    replacing values: UnsafeMutablePointer<PersistentValue>, count: Int
+  ) -> UnsafeMutablePointer<Slot> {
+    UnsafeMutableRawPointer(values).bindMemory(to: Slot.self, capacity: count)
   }
 
   deinit {
-    base.deallocate()
+    memory.deallocate()
   }
 }

@@ -19,7 +19,7 @@ struct PackedObjects: Sendable {
   private(set) var entities: [Int32] = []
   private(set) var starts: [Int] = []
   /// Every object's values, one run per object.
-  private(set) var values: [PersistentValue] = []
+  private(set) var values = PackedValues()
   /// The number of objects not removed.
   private(set) var liveCount = 0
   /// String values left as bytes, whose values are `.null` placeholders.
@@ -190,13 +190,12 @@ struct PackedObjects: Sendable {
         entities, entityCount in
         objects.starts = [Int](unsafeUninitializedCapacity: max(objectCapacity, 1)) {
           starts, startCount in
-          objects.values = [PersistentValue](unsafeUninitializedCapacity: max(valueCapacity, 1)) {
-            values, valueCount in
+          objects.values = PackedValues(uninitializedCapacity: valueCapacity) { values in
             initialized = initialize(
               Storage(
                 ids: ids.baseAddress!, entities: entities.baseAddress!,
-                starts: starts.baseAddress!, values: values.baseAddress!))
-            valueCount = initialized.values
+                starts: starts.baseAddress!, values: values))
+            return initialized.values
           }
           startCount = initialized.positions
         }
@@ -310,7 +309,7 @@ struct PackedObjects: Sendable {
 
   /// The values at `range` of ``values``, deferred strings decoded.
   private func decodedValues(_ range: Range<Int>) -> [PersistentValue] {
-    var decoded = Array(values[range])
+    var decoded = values[range]
     for index in deferredStrings.entryIndexes(of: range) {
       let entry = deferredStrings.entries[index]
       if let string = deferredStrings.string(entry) {
@@ -371,13 +370,15 @@ struct PackedObjects: Sendable {
     liveCount -= 1
   }
 
-  /// Calls `body` with the values buffer and the deferred strings, so a loader can move
-  /// values out; whatever it leaves behind must be initialized again
-  /// (``PersistentValue/null`` is free to destroy).
-  mutating func withMutableValues<Result>(
-    _ body: (UnsafeMutableBufferPointer<PersistentValue>, DeferredStrings) throws -> Result
-  ) rethrows -> Result {
-    let deferredStrings = deferredStrings
-    return try values.withUnsafeMutableBufferPointer { try body($0, deferredStrings) }
+  /// Takes the values' memory for a loader, which then owns it (see
+  /// ``PackedValues/takeMemory()``), with the deferred strings; the objects keep their ids,
+  /// entities and starts, and have no values left.
+  mutating func takeValues() -> (
+    values: UnsafeMutablePointer<PersistentValue>, count: Int, deferredStrings: DeferredStrings
+  ) {
+    let (values, count) = values.takeMemory()
+    let strings = deferredStrings
+    deferredStrings = DeferredStrings()
+    return (values, count, strings)
   }
 }

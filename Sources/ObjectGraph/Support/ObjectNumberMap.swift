@@ -18,9 +18,13 @@ struct ObjectNumberMap<Value> {
 
   var isEmpty: Bool { count == 0 }
 
-  /// Makes room for keys up to `maximum` in the array, if it may hold them.
-  mutating func reserve(upTo maximum: UInt64) {
-    guard maximum < UInt64(Int.max / 4), Int(maximum) < 2 * count + Self.margin + 1 else {
+  /// Makes room for keys up to `maximum` in the array, if it may hold them once the map
+  /// has `expectedCount` values: a map about to be filled with a store's objects grows
+  /// once, not a doubling at a time.
+  mutating func reserve(upTo maximum: UInt64, expectedCount: Int = 0) {
+    guard maximum < UInt64(Int.max / 4),
+      Int(maximum) < 2 * Swift.max(count, expectedCount) + Self.margin + 1
+    else {
       return
     }
     grow(toInclude: Int(maximum))
@@ -64,7 +68,7 @@ struct ObjectNumberMap<Value> {
   ///
   /// ``updateValue(_:for:)`` without the optional value and old value to copy and compare:
   /// loading a store adds every object this way.
-  mutating func insert(_ value: Value, for id: ObjectID) -> Bool {
+  mutating func insert(_ value: consuming Value, for id: ObjectID) -> Bool {
     let number = id.rawValue
     if number >= UInt64(dense.count), number < UInt64(2 * (count + 1) + Self.margin) {
       grow(toInclude: Int(number))

@@ -50,7 +50,7 @@ struct ObjectShapes {
     let propertyCount = valueCounts.max() ?? 0
     lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
     nextObjectNumber = contents.nextObjectNumber
-    entities.reserve(upTo: contents.nextObjectNumber)
+    entities.reserve(upTo: contents.nextObjectNumber, expectedCount: contents.list.count)
     contents.list.forEach(readsStrings: false) { id, entity, values in
       _ = entities.insert(Int32(entity), for: id)  // ids are unique in a store's contents
       for property in listProperties[entity] {
@@ -98,7 +98,8 @@ struct ObjectShapes {
     if isEmpty {
       // A first save of a whole graph records nothing per object.
       undo.wasEmpty = true
-      entities.reserve(upTo: changeset.nextObjectNumber)
+      entities.reserve(
+        upTo: changeset.nextObjectNumber, expectedCount: changeset.insertedObjects.count)
     } else {
       undo.entities.reserveCapacity(changeset.insertedObjects.count + changeset.deleted.count)
     }
