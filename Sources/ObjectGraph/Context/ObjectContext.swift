@@ -300,10 +300,6 @@ public final class ObjectContext {
     // Values from here on are still values (the runs before are slots or removed objects'
     // `.null`s); what a failure leaves of them is destroyed before the slab frees the memory.
     var firstValueLeft = 0
-    // One object's values, moved out while their memory becomes its slots.
-    let widest = tables.lazy.map(\.model.properties.count).max() ?? 0
-    let staged = UnsafeMutablePointer<PersistentValue>.allocate(capacity: max(widest, 1))
-    defer { staged.deallocate() }
     do {
       // The model of the entity of the object before, kept while the entity repeats:
       // looking it up for each object costs retains and releases of shared objects.
@@ -338,13 +334,6 @@ public final class ObjectContext {
               "stored object \(id) of \(model.name) has \(count) values "
                 + "for \(model.properties.count) properties", entity: model.name, objectID: id)
           }
-          // The run's values move out, and its memory becomes the object's slots: attribute
-          // slots take their values; relationship slots hold their stored identifiers until
-          // they are linked, once every object exists.
-          let run = values + range.lowerBound
-          staged.moveInitialize(from: run, count: count)
-          firstValueLeft = range.upperBound
-          let slots = SlotSlab.slots(replacing: run, count: count)
           // Skip the strings of removed objects and replaced values.
           while nextDeferred < deferred.count
             && (deferred[nextDeferred].isDiscarded
@@ -352,8 +341,14 @@ public final class ObjectContext {
           {
             nextDeferred += 1
           }
+          // The run's memory becomes the object's slots, a value at a time: each moves out
+          // and a slot takes its place. Attribute slots take their values; relationship
+          // slots hold their stored identifiers until they are linked, once every object
+          // exists.
+          let run = values + range.lowerBound
           for index in 0..<count {
-            let value = (staged + index).move()
+            let value = (run + index).move()
+            let slot = SlotSlab.slot(replacing: run + index)
             if nextDeferred < deferred.count,
               deferred[nextDeferred].position == range.lowerBound + index,
               let string = deferredStrings.string(deferred[nextDeferred])
@@ -361,15 +356,17 @@ public final class ObjectContext {
               // Indexed attributes are indexed on another thread: no slot of theirs may
               // change when first read, so their strings are decoded now.
               if isIndexed[index] {
-                (slots + index).initialize(to: .value(.string(string.value)))
+                slot.initialize(to: .value(.string(string.value)))
               } else {
-                (slots + index).initialize(to: .deferred(.storedString(consume string)))
+                slot.initialize(to: .deferred(.storedString(consume string)))
               }
               nextDeferred += 1
             } else {
-              (slots + index).initialize(to: .value(value))
+              slot.initialize(to: .value(value))
             }
           }
+          firstValueLeft = range.upperBound
+          let slots = SlotSlab.slots(of: run, count: count)
           state.prepare(slots, count: count, in: slab, model: model)
           let object = objectType.init()
           object.storedObjectID = id

@@ -26,11 +26,20 @@ final class SlotSlab {
     memory = UnsafeMutableRawPointer(values)
   }
 
-  /// Turns the `count` values at `values` (in the adopted memory, moved out and now
-  /// uninitialized) into room for as many slots.
-  static func slots(
-    replacing values: UnsafeMutablePointer<PersistentValue>, count: Int
-  ) -> UnsafeMutablePointer<Slot> {
+  /// Turns the memory of the value at `value` (in the adopted memory, moved out and now
+  /// uninitialized) into room for a slot.
+  @inline(__always)
+  static func slot(replacing value: UnsafeMutablePointer<PersistentValue>)
+    -> UnsafeMutablePointer<Slot>
+  {
+    UnsafeMutableRawPointer(value).bindMemory(to: Slot.self, capacity: 1)
+  }
+
+  /// The `count` slots that replaced the values at `values` (``slot(replacing:)``).
+  @inline(__always)
+  static func slots(of values: UnsafeMutablePointer<PersistentValue>, count: Int)
+    -> UnsafeMutablePointer<Slot>
+  {
     UnsafeMutableRawPointer(values).bindMemory(to: Slot.self, capacity: count)
   }
 

@@ -21,9 +21,9 @@ public struct ChangesetApplier: Sendable {
   /// - Complexity: O(*k*) in the size of the changeset, plus the cost of each list edit.
   public func apply(_ changeset: Changeset, to objects: inout some SnapshotStorage) throws {
     var changed: [ObjectID: ObjectSnapshot] = [:]
-    changed.reserveCapacity(changeset.insertedObjects.count + changeset.updated.count)
-    // The changed objects in the changeset's order, so storage that keeps an order (a
-    // replayed file) gets inserted objects in the order they were saved, not hash order.
+    changed.reserveCapacity(changeset.insertedObjects.count)
+    // The inserted objects in the changeset's order, so storage that keeps an order (a
+    // replayed file) gets them in the order they were saved, not hash order.
     var order: [ObjectID] = []
     order.reserveCapacity(changed.capacity)
     for snapshot in changeset.inserted {
@@ -35,13 +35,39 @@ public struct ChangesetApplier: Sendable {
       changed[snapshot.id] = snapshot
       order.append(snapshot.id)
     }
+    // Stored objects change a value at a time: an update of one property of one object
+    // neither makes nor rewrites the object's whole snapshot.
+    var values: [StoredProperty: PersistentValue] = [:]
+    var valueOrder: [StoredProperty] = []
     for update in changeset.updated {
-      guard var snapshot = changed[update.id] ?? objects[update.id] else {
+      if var snapshot = changed[update.id] {
+        for change in update.changes {
+          let entity = schema.entities[snapshot.entity]
+          try checkProperty(
+            change.property, of: update.id, entity, valueCount: snapshot.values.count)
+          snapshot.values[change.property] = try applied(
+            change, to: snapshot.values[change.property], of: update.id, entity)
+        }
+        changed[update.id] = snapshot
+        continue
+      }
+      guard let shape = objects.shape(of: update.id) else {
         throw ObjectGraphError(
           .corruptStore, "updated object \(update.id) does not exist", objectID: update.id)
       }
-      for change in update.changes { try apply(change, to: &snapshot) }
-      if changed.updateValue(snapshot, forKey: update.id) == nil { order.append(update.id) }
+      let entity = schema.entities[shape.entity]
+      for change in update.changes {
+        try checkProperty(change.property, of: update.id, entity, valueCount: shape.valueCount)
+        let key = StoredProperty(id: update.id, property: change.property)
+        let new: PersistentValue
+        if case .set(let value) = change.kind {
+          new = value  // the value before is not needed (nor decoded, for a stored string)
+        } else {
+          let current = values[key] ?? objects.value(of: update.id, property: change.property)
+          new = try applied(change, to: current, of: update.id, entity)
+        }
+        if values.updateValue(new, forKey: key) == nil { valueOrder.append(key) }
+      }
     }
     var deleted = Set<ObjectID>()
     deleted.reserveCapacity(changeset.deleted.count)
@@ -51,9 +77,18 @@ public struct ChangesetApplier: Sendable {
       }
     }
     for id in order { objects[id] = changed.removeValue(forKey: id) }
+    for key in valueOrder {
+      objects.setValue(values.removeValue(forKey: key)!, of: key.id, property: key.property)
+    }
     // In the changeset's order (by id, as saves write them), not the set's hash order:
     // storage laid out by id is then visited in order.
     for id in changeset.deleted { objects[id] = nil }
+  }
+
+  /// A property of a stored object, whose new value an update computes.
+  private struct StoredProperty: Hashable {
+    var id: ObjectID
+    var property: Int
   }
 
   /// Checks an inserted object's entity and number of values.
@@ -76,31 +111,39 @@ public struct ChangesetApplier: Sendable {
     }
   }
 
-  private func apply(_ change: PropertyChange, to snapshot: inout ObjectSnapshot) throws {
-    let entity = schema.entities[snapshot.entity]
-    guard snapshot.values.indices.contains(change.property) else {
+  /// Checks that an object of `entity` with `valueCount` values has property `property`.
+  private func checkProperty(
+    _ property: Int, of id: ObjectID, _ entity: EntityDescription, valueCount: Int
+  ) throws {
+    guard property >= 0, property < valueCount else {
       throw ObjectGraphError(
-        .corruptStore,
-        "object \(snapshot.id) of \(entity.name) has no property \(change.property)",
-        entity: entity.name, objectID: snapshot.id)
+        .corruptStore, "object \(id) of \(entity.name) has no property \(property)",
+        entity: entity.name, objectID: id)
     }
+  }
+
+  /// The value of a property after a change, from its value before.
+  private func applied(
+    _ change: PropertyChange, to current: PersistentValue, of id: ObjectID,
+    _ entity: EntityDescription
+  ) throws -> PersistentValue {
     switch change.kind {
     case .set(let value):
-      snapshot.values[change.property] = value
+      return value
     case .edit(let edits):
       let name = entity.properties[change.property].name
       var list: [ObjectID]
-      switch snapshot.values[change.property] {
+      switch current {
       case .references(let ids): list = ids
       case .null: list = []
       default:
         throw ObjectGraphError(
           .corruptStore,
           "list edits on \(entity.name).\(name), which is not a to-many relationship",
-          entity: entity.name, property: name, objectID: snapshot.id)
+          entity: entity.name, property: name, objectID: id)
       }
       try list.apply(edits)
-      snapshot.values[change.property] = .references(list)
+      return .references(list)
     }
   }
 }

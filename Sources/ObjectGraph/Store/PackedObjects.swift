@@ -304,7 +304,23 @@ struct PackedObjects: Sendable {
 
   /// The value at `index` of ``values``, a deferred string decoded.
   func value(at index: Int) -> PersistentValue {
-    decodedValues(index..<index + 1)[0]
+    let value = values[index]
+    // Only a `.null` can stand for a deferred string: other values need no search.
+    guard case .null = value, !deferredStrings.isEmpty else { return value }
+    for entry in deferredStrings.entryIndexes(of: index..<index + 1) {
+      if let string = deferredStrings.string(deferredStrings.entries[entry]) {
+        return .string(string.value)
+      }
+    }
+    return value
+  }
+
+  /// Replaces the value at `index` of ``values``.
+  mutating func replaceValue(at index: Int, with newValue: PersistentValue) {
+    if case .null = values[index], !deferredStrings.isEmpty {
+      deferredStrings.discard(index..<index + 1)
+    }
+    values[index] = newValue
   }
 
   /// The values at `range` of ``values``, deferred strings decoded.
@@ -362,9 +378,12 @@ struct PackedObjects: Sendable {
   }
 
   /// Removes the object at `position`, freeing its values but keeping every position.
+  ///
+  /// Its deferred strings' entries stay: every reader skips removed positions, and a
+  /// position is never used again, so they can hide no later value (and looking them up
+  /// was most of replaying a delete).
   mutating func remove(at position: Int) {
     guard isLive(position) else { return }
-    deferredStrings.discard(valueRange(position))
     for index in valueRange(position) { values[index] = .null }
     entities[position] = Self.removed
     liveCount -= 1

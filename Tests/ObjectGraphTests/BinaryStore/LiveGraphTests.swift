@@ -67,6 +67,55 @@ import Testing
     #expect(graph.sortedObjects == before)
   }
 
+  /// An update changes a stored object's values one at a time, in place: changes of the
+  /// same property in one changeset build on each other, a failure anywhere changes nothing,
+  /// and an object updated and deleted in one changeset is gone. Both storages agree.
+  @Test func updatesOfStoredObjectsChainAndAreAllOrNothing() throws {
+    let applier = ChangesetApplier(schema: ConformanceSchema.schema)
+    let children = ConformanceSchema.children
+    let title = ConformanceSchema.title
+    let inserted = Changeset(
+      inserted: [ConformanceSchema.item(1, children: [2, 3, 4])]
+        + (2...5).map { ConformanceSchema.item($0, parent: $0 == 5 ? nil : 1) },
+      nextObjectNumber: 10)
+    func update(_ number: UInt64, _ changes: [PropertyChange]) -> ObjectUpdate {
+      ObjectUpdate(id: id(number), entity: ConformanceSchema.item, changes: changes)
+    }
+    let chained = Changeset(
+      updated: [
+        update(
+          1,
+          [
+            PropertyChange(property: children, kind: .edit([.move(from: 0, to: 2)])),
+            PropertyChange(property: title, kind: .set(.string("renamed"))),
+            PropertyChange(property: children, kind: .edit([.insert(id(5), at: 0)])),
+          ]),
+        update(5, [PropertyChange(property: title, kind: .set(.string("gone")))]),
+      ], deleted: [id(5)], nextObjectNumber: 10)
+    let failing = Changeset(
+      updated: [
+        update(2, [PropertyChange(property: title, kind: .set(.string("never")))]),
+        update(1, [PropertyChange(property: children, kind: .edit([.remove(at: 9)]))]),
+      ], nextObjectNumber: 10)
+
+    var graph = LiveGraph()
+    var dictionary: [ObjectID: ObjectSnapshot] = [:]
+    for changeset in [inserted, chained] {
+      try graph.apply(changeset, with: applier)
+      try applier.apply(changeset, to: &dictionary)
+    }
+    #expect(throws: ObjectGraphError.self) { try graph.apply(failing, with: applier) }
+    #expect(throws: ObjectGraphError.self) { try applier.apply(failing, to: &dictionary) }
+
+    let expectedChildren: PersistentValue = .references([id(5), id(3), id(4), id(2)])
+    for storage in [graph.sortedObjects, dictionary.values.sorted { $0.id < $1.id }] {
+      #expect(storage.map(\.id) == [id(1), id(2), id(3), id(4)])
+      #expect(storage[0].values[children] == expectedChildren)
+      #expect(storage[0].values[title] == .string("renamed"))
+      #expect(storage[1].values[title] == .string("Item 2"))
+    }
+  }
+
   /// Replaying inserts keeps the order they were saved in (not the applier's hash order), so
   /// a store reopened after a big save makes its objects in that order.
   @Test func replayedInsertsKeepTheirSavedOrder() throws {

@@ -92,6 +92,21 @@ extension LiveGraph: SnapshotStorage {
   /// Whether the object `id` is live, without making its snapshot.
   func contains(_ id: ObjectID) -> Bool { index[id] != nil }
 
+  /// The entity and value count of the live object `id`, without making its snapshot.
+  func shape(of id: ObjectID) -> (entity: Int, valueCount: Int)? {
+    index[id].map { (Int(objects.entities[$0]), objects.valueRange($0).count) }
+  }
+
+  /// A value of the live object `id`, without making its snapshot.
+  func value(of id: ObjectID, property: Int) -> PersistentValue {
+    objects.value(at: objects.valueRange(index[id]!).lowerBound + property)
+  }
+
+  /// Sets a value of the live object `id` in place.
+  mutating func setValue(_ value: PersistentValue, of id: ObjectID, property: Int) {
+    objects.replaceValue(at: objects.valueRange(index[id]!).lowerBound + property, with: value)
+  }
+
   /// The live object with this id; setting `nil` removes it.
   subscript(id: ObjectID) -> ObjectSnapshot? {
     get { index[id].map { objects.snapshot(at: $0) } }
