@@ -64,4 +64,41 @@ import Testing
         nextObjectNumber: 901))
     #expect(try recorded.store.load().comparable == recorded.states.last)
   }
+
+  /// A reopened store builds its shapes on another core while its objects are loaded; the
+  /// first save, and the statistics, see exactly the objects and list lengths on file.
+  @Test func aReopenedStoreChecksSavesAgainstTheShapesOnFile() throws {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    recorded.store.close()
+
+    let store = BinaryStore(url: recorded.url)
+    try store.open(schema: ConformanceSchema.schema)
+    defer { store.close() }
+    let objects = try store.load().objects
+    #expect(store.statistics.objectCount == objects.count)
+    let children = ConformanceSchema.children
+    func list(of object: ObjectSnapshot) -> [ObjectID] {
+      guard object.entity == ConformanceSchema.item,
+        case .references(let ids) = object.values[children]
+      else { return [] }
+      return ids
+    }
+    let parent = try #require(objects.first { !list(of: $0).isEmpty })
+    let ids = list(of: parent)
+    func removing(at position: Int) -> Changeset {
+      Changeset(
+        updated: [
+          ObjectUpdate(
+            id: parent.id, entity: ConformanceSchema.item,
+            changes: [PropertyChange(property: children, kind: .edit([.remove(at: position)]))])
+        ],
+        nextObjectNumber: 1)
+    }
+    #expect(errorCode { try store.save(removing(at: ids.count)) } == .corruptStore)
+    try store.save(removing(at: ids.count - 1))
+    let saved = try #require(try store.load().objects.first { $0.id == parent.id })
+    #expect(saved.values[children] == .references(Array(ids.dropLast())))
+  }
 }

@@ -34,7 +34,20 @@ public final class BinaryStore: PersistentStore {
     var schema: Schema
     var header: BinaryStoreHeader
     /// Which objects exist and how long their lists are: enough to check a changeset.
-    var shapes: ObjectShapes
+    /// Opening a file builds them on another core while its objects are loaded
+    /// (``ObjectShapes/Build``); the first use waits for them.
+    var shapes: ObjectShapes {
+      get { builtShapes ?? shapesBuild!.value }
+      _modify {
+        if builtShapes == nil {
+          builtShapes = shapesBuild!.value
+          shapesBuild = nil
+        }
+        yield &builtShapes!
+      }
+    }
+    private var builtShapes: ObjectShapes?
+    private var shapesBuild: ObjectShapes.Build?
     /// The objects replayed when the file was opened, kept only until the first ``load()``
     /// (the container's); later loads and compactions replay the file again.
     var openedContents: StoreContents?
@@ -43,6 +56,30 @@ public final class BinaryStore: PersistentStore {
     var directoryNeedsSync: Bool
     /// What opening repaired, if anything.
     var recovery: String?
+
+    /// The shapes of an opened file: built already, or being built.
+    enum InitialShapes {
+      case built(ObjectShapes)
+      case building(ObjectShapes.Build)
+    }
+
+    init(
+      file: StoreFile, schema: Schema, header: BinaryStoreHeader, shapes: InitialShapes,
+      openedContents: StoreContents?, recordsSinceCompaction: Int, directoryNeedsSync: Bool,
+      recovery: String?
+    ) {
+      self.file = file
+      self.schema = schema
+      self.header = header
+      switch shapes {
+      case .built(let shapes): builtShapes = shapes
+      case .building(let build): shapesBuild = build
+      }
+      self.openedContents = openedContents
+      self.recordsSinceCompaction = recordsSinceCompaction
+      self.directoryNeedsSync = directoryNeedsSync
+      self.recovery = recovery
+    }
   }
 
   /// The store file.
@@ -226,8 +263,9 @@ public final class BinaryStore: PersistentStore {
           header: BinaryStoreHeader(
             formatVersion: Int(BinaryFormat.currentVersion), schema: schema,
             byteCount: header.count),
-          shapes: ObjectShapes(schema: schema), openedContents: nil, recordsSinceCompaction: 0,
-          directoryNeedsSync: !installed.directorySynced, recovery: nil)
+          shapes: .built(ObjectShapes(schema: schema)), openedContents: nil,
+          recordsSinceCompaction: 0, directoryNeedsSync: !installed.directorySynced,
+          recovery: nil)
       }
     }
     throw ObjectGraphError(
@@ -257,12 +295,16 @@ public final class BinaryStore: PersistentStore {
       file.adoptRoom(after: replay.recordsEnd)
     }
     let contents = replay.graph.contents
-    var shapes = ObjectShapes(schema: schema, contents: contents)
-    shapes.sampleObjectSize(
-      bytes: replay.graph.sampledObjectBytes, count: replay.graph.sampledObjectCount)
+    // What the shapes need is read now; they are built on another core while the caller
+    // loads the contents (which takes their values), and the first save waits for them.
+    let shapes = ObjectShapes.Build(
+      schema: schema, gathered: ObjectShapes.Gathered(schema: schema, contents: contents),
+      sampledObjectBytes: replay.graph.sampledObjectBytes,
+      sampledObjectCount: replay.graph.sampledObjectCount)
     return OpenState(
-      file: file, schema: schema, header: header, shapes: shapes, openedContents: contents,
-      recordsSinceCompaction: replay.records, directoryNeedsSync: false, recovery: recovery)
+      file: file, schema: schema, header: header, shapes: .building(shapes),
+      openedContents: contents, recordsSinceCompaction: replay.records,
+      directoryNeedsSync: false, recovery: recovery)
   }
 
   /// Reads the open file again and replays it: the live objects as saved.

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// What an open ``BinaryStore`` remembers about its live objects between saves: which exist,
 /// of which entity, and how long each ordered list is. That is enough to refuse a changeset
 /// that does not fit (an update or delete of an unknown object, an insert of a known one, a
@@ -42,21 +44,101 @@ struct ObjectShapes {
   ///
   /// - Complexity: O(*n*) in the objects and their values.
   init(schema: Schema, contents: StoreContents = StoreContents(objects: [], nextObjectNumber: 1)) {
-    self.schema = schema
-    listProperties = schema.entities.map { entity in
-      entity.properties.indices.filter { entity.properties[$0].relationship?.isToMany == true }
+    self.init(schema: schema, gathered: Gathered(schema: schema, contents: contents))
+  }
+
+  /// What the shapes need of a store's contents, read from them on the caller's thread so
+  /// that the shapes can be built on another (``Build``) while the contents are loaded: the
+  /// live objects' ids and entities, and the length of every non-empty list.
+  struct Gathered: Sendable {
+    var nextObjectNumber: UInt64
+    var ids: [ObjectID] = []
+    var entities: [Int32] = []
+    var lists: [List] = []
+
+    /// A non-empty ordered list of one object.
+    struct List {
+      var id: ObjectID
+      var property: Int32
+      var length: Int32
     }
+
+    init(schema: Schema, contents: StoreContents) {
+      nextObjectNumber = contents.nextObjectNumber
+      let listProperties = ObjectShapes.listProperties(of: schema)
+      ids.reserveCapacity(contents.list.count)
+      entities.reserveCapacity(contents.list.count)
+      // The list properties of the entity of the object before, kept while it repeats:
+      // reading them out of the array of arrays retained and released them each time.
+      var lastEntity = -1
+      var properties: [Int] = []
+      contents.list.forEach(readsStrings: false) { id, entity, values in
+        ids.append(id)
+        entities.append(Int32(entity))
+        if entity != lastEntity {
+          lastEntity = entity
+          properties = listProperties[entity]
+        }
+        for number in properties.indices {
+          let property = properties[number]
+          // Counted in place, before anything else is called: no retain of the list.
+          let length = ObjectShapes.listCount(values[property])
+          if length > 0 {
+            lists.append(List(id: id, property: Int32(property), length: Int32(length)))
+          }
+        }
+      }
+    }
+  }
+
+  /// The shapes of gathered contents (ids are unique in a store's contents).
+  init(schema: Schema, gathered: Gathered) {
+    self.schema = schema
+    listProperties = Self.listProperties(of: schema)
     valueCounts = schema.entities.map(\.properties.count)
     let propertyCount = valueCounts.max() ?? 0
     lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
-    nextObjectNumber = contents.nextObjectNumber
-    entities.reserve(upTo: contents.nextObjectNumber, expectedCount: contents.list.count)
-    contents.list.forEach(readsStrings: false) { id, entity, values in
-      _ = entities.insert(Int32(entity), for: id)  // ids are unique in a store's contents
-      for property in listProperties[entity] {
-        let count = Self.listCount(values[property])
-        if count > 0 { _ = lengths[property].insert(Int32(count), for: id) }
+    nextObjectNumber = gathered.nextObjectNumber
+    entities.reserve(upTo: gathered.nextObjectNumber, expectedCount: gathered.ids.count)
+    for (id, entity) in zip(gathered.ids, gathered.entities) {
+      _ = entities.insert(entity, for: id)
+    }
+    for list in gathered.lists {
+      _ = lengths[Int(list.property)].insert(list.length, for: list.id)
+    }
+  }
+
+  /// For each entity of `schema`, its to-many properties.
+  private static func listProperties(of schema: Schema) -> [[Int]] {
+    schema.entities.map { entity in
+      entity.properties.indices.filter { entity.properties[$0].relationship?.isToMany == true }
+    }
+  }
+
+  /// Shapes being built on another core, for a store whose contents are being loaded
+  /// meanwhile: the store waits for them at its first save (or whatever else reads them).
+  ///
+  /// Safe to share: the build reads only the ``Gathered`` values it was given, and writes
+  /// its result before it signals the group that every reader waits on first.
+  final class Build: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private var shapes: ObjectShapes?
+
+    /// Starts building the shapes of `gathered`, with an object size sample.
+    init(
+      schema: Schema, gathered: Gathered, sampledObjectBytes: Int, sampledObjectCount: Int
+    ) {
+      DispatchQueue.global(qos: .userInitiated).async(group: group) {
+        var shapes = ObjectShapes(schema: schema, gathered: gathered)
+        shapes.sampleObjectSize(bytes: sampledObjectBytes, count: sampledObjectCount)
+        self.shapes = shapes
       }
+    }
+
+    /// The shapes, once built.
+    var value: ObjectShapes {
+      group.wait()
+      return shapes!
     }
   }
 
@@ -202,7 +284,8 @@ struct ObjectShapes {
     nextObjectNumber = undo.nextObjectNumber
   }
 
-  private static func listCount(_ value: PersistentValue) -> Int {
+  @inline(__always)
+  fileprivate static func listCount(_ value: PersistentValue) -> Int {
     if case .references(let ids) = value { return ids.count }
     return 0
   }
