@@ -101,4 +101,42 @@ import Testing
     let saved = try #require(try store.load().objects.first { $0.id == parent.id })
     #expect(saved.values[children] == .references(Array(ids.dropLast())))
   }
+
+  /// A store big enough for its shapes to be read in pieces on several cores (at least
+  /// 8,192 objects a piece): lists in every piece are found.
+  @Test func theShapesOfABigStoreAreReadInPieces() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("store")
+    let count: UInt64 = 20_000
+    let listOwners: [UInt64: [UInt64]] = [100: [1], 12_000: [2, 3], 19_999: [4, 5, 6]]
+    let first = BinaryStore(url: url)
+    try first.open(schema: ConformanceSchema.schema)
+    try first.save(
+      Changeset(
+        inserted: (1...count).map { ConformanceSchema.item($0, children: listOwners[$0] ?? []) },
+        nextObjectNumber: count + 1))
+    first.close()
+
+    let store = BinaryStore(url: url)
+    try store.open(schema: ConformanceSchema.schema)
+    defer { store.close() }
+    _ = try store.load()
+    #expect(store.statistics.objectCount == Int(count))
+    for (owner, list) in listOwners {
+      func removing(at position: Int) -> Changeset {
+        Changeset(
+          updated: [
+            ObjectUpdate(
+              id: ObjectID(rawValue: owner), entity: ConformanceSchema.item,
+              changes: [
+                PropertyChange(
+                  property: ConformanceSchema.children, kind: .edit([.remove(at: position)]))
+              ])
+          ],
+          nextObjectNumber: count + 1)
+      }
+      #expect(errorCode { try store.save(removing(at: list.count)) } == .corruptStore)
+      try store.save(removing(at: list.count - 1))
+    }
+  }
 }

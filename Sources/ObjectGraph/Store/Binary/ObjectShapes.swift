@@ -66,13 +66,39 @@ struct ObjectShapes {
     init(schema: Schema, contents: StoreContents) {
       nextObjectNumber = contents.nextObjectNumber
       let listProperties = ObjectShapes.listProperties(of: schema)
-      ids.reserveCapacity(contents.list.count)
-      entities.reserveCapacity(contents.list.count)
+      let list = contents.list
+      // Read on as many cores as there are (the reads are cache misses, one an object),
+      // each piece a run of positions, joined in order.
+      let pieceCount = Parallel.pieceCount(
+        for: list.positionCount, minimumPerPiece: BinaryFormat.minimumObjectsPerPart)
+      let pieceSize = (list.positionCount + pieceCount - 1) / max(pieceCount, 1)
+      var pieces = [Gathered?](repeating: nil, count: pieceCount)
+      pieces.withUnsafeMutableBufferPointer { pieces in
+        Parallel.forEach(pieceCount) { number in
+          let positions =
+            (number * pieceSize)..<min((number + 1) * pieceSize, list.positionCount)
+          pieces[number] = Gathered(list, positions, listProperties: listProperties)
+        }
+      }
+      ids.reserveCapacity(list.count)
+      entities.reserveCapacity(list.count)
+      for piece in pieces {
+        ids += piece!.ids
+        entities += piece!.entities
+        lists += piece!.lists
+      }
+    }
+
+    /// The objects at `positions` of `list`.
+    private init(_ list: ObjectList, _ positions: Range<Int>, listProperties: [[Int]]) {
+      nextObjectNumber = 0
+      ids.reserveCapacity(positions.count)
+      entities.reserveCapacity(positions.count)
       // The list properties of the entity of the object before, kept while it repeats:
       // reading them out of the array of arrays retained and released them each time.
       var lastEntity = -1
       var properties: [Int] = []
-      contents.list.forEach(readsStrings: false) { id, entity, values in
+      list.forEach(in: positions, readsStrings: false) { id, entity, values in
         ids.append(id)
         entities.append(Int32(entity))
         if entity != lastEntity {
