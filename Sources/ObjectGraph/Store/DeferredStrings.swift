@@ -40,9 +40,21 @@ struct DeferredStrings: Sendable {
     firstEntry(atOrAfter: positions.lowerBound)..<firstEntry(atOrAfter: positions.upperBound)
   }
 
+  /// The stored string of the value at `position`, if it is deferred (one search).
+  func string(at position: Int) -> StoredString? {
+    let index = firstEntry(atOrAfter: position)
+    guard index < entries.count, entries[index].position == position else { return nil }
+    return string(entries[index])
+  }
+
   /// Discards the entries of the values at `positions`, which were replaced or removed.
   mutating func discard(_ positions: Range<Int>) {
-    for index in entryIndexes(of: positions) { entries[index].count = .max }
+    // One search: the entries at the positions follow the first one at or after them.
+    var index = firstEntry(atOrAfter: positions.lowerBound)
+    while index < entries.count, entries[index].position < positions.upperBound {
+      entries[index].count = .max
+      index += 1
+    }
   }
 
   private func firstEntry(atOrAfter position: Int) -> Int {

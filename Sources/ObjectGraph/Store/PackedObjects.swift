@@ -306,13 +306,10 @@ struct PackedObjects: Sendable {
   func value(at index: Int) -> PersistentValue {
     let value = values[index]
     // Only a `.null` can stand for a deferred string: other values need no search.
-    guard case .null = value, !deferredStrings.isEmpty else { return value }
-    for entry in deferredStrings.entryIndexes(of: index..<index + 1) {
-      if let string = deferredStrings.string(deferredStrings.entries[entry]) {
-        return .string(string.value)
-      }
-    }
-    return value
+    guard case .null = value, !deferredStrings.isEmpty,
+      let string = deferredStrings.string(at: index)
+    else { return value }
+    return .string(string.value)
   }
 
   /// Replaces the value at `index` of ``values``.

@@ -116,6 +116,49 @@ import Testing
     }
   }
 
+  /// Many updates in one changeset (past the few the applier finds by scanning) still build
+  /// on each other, and deletes in any order are checked for repeats.
+  @Test func manyUpdatesChainAndDeletesInAnyOrderAreChecked() throws {
+    let applier = ChangesetApplier(schema: ConformanceSchema.schema)
+    let children = ConformanceSchema.children
+    let title = ConformanceSchema.title
+    func insertChild(_ child: UInt64) -> ObjectUpdate {
+      ObjectUpdate(
+        id: id(1), entity: ConformanceSchema.item,
+        changes: [PropertyChange(property: children, kind: .edit([.insert(id(child), at: 0)]))])
+    }
+    let renames = (2...40).map { number in
+      ObjectUpdate(
+        id: id(number), entity: ConformanceSchema.item,
+        changes: [PropertyChange(property: title, kind: .set(.string("renamed \(number)")))])
+    }
+    let changesets = [
+      Changeset(inserted: (1...40).map { ConformanceSchema.item($0) }, nextObjectNumber: 50),
+      Changeset(
+        updated: [insertChild(2)] + renames + [insertChild(3)], nextObjectNumber: 50),
+      Changeset(deleted: [id(30), id(20)], nextObjectNumber: 50),
+    ]
+    var graph = LiveGraph()
+    var dictionary: [ObjectID: ObjectSnapshot] = [:]
+    for changeset in changesets {
+      try graph.apply(changeset, with: applier)
+      try applier.apply(changeset, to: &dictionary)
+    }
+    let repeated = Changeset(deleted: [id(10), id(9), id(10)], nextObjectNumber: 50)
+    let error = try #require(throws: ObjectGraphError.self) {
+      try graph.apply(repeated, with: applier)
+    }
+    #expect(error.message.contains("deleted twice"))
+    #expect(throws: ObjectGraphError.self) { try applier.apply(repeated, to: &dictionary) }
+
+    for objects in [graph.sortedObjects, dictionary.values.sorted { $0.id < $1.id }] {
+      #expect(objects.count == 38)
+      #expect(objects[0].values[children] == .references([id(3), id(2)]))
+      #expect(objects[38 - 1].values[title] == .string("renamed 40"))
+      #expect(objects.contains { $0.id == id(10) })
+    }
+  }
+
   /// Replaying inserts keeps the order they were saved in (not the applier's hash order), so
   /// a store reopened after a big save makes its objects in that order.
   @Test func replayedInsertsKeepTheirSavedOrder() throws {
