@@ -51,6 +51,24 @@ import Testing
     #expect(titles.sorted() == Self.titles.sorted(), "a second load decodes its strings")
   }
 
+  /// Objects kept after their container and context are gone still read their stored
+  /// strings: the storage lives as long as the objects of its load (see `StoredString`),
+  /// not as long as the store or the context.
+  @Test func objectsKeptAfterTheirContainerStillReadTheirStrings() throws {
+    var kept: [Box] = []
+    do {
+      let stack = try reopenedBoxes()
+      kept = try boxesByCreation(stack.context).enumerated().filter { $0.offset % 3 == 0 }
+        .map(\.element)
+    }
+    // Whatever memory the container, the context and the other objects had is reused.
+    let scratch = (0..<200).map { [UInt8](repeating: UInt8($0), count: 64 << 10) }
+    #expect(scratch.count == 200)
+    let expected = Self.titles.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+    #expect(kept.map(\.title) == expected)
+    #expect(kept.map(\.detail) == expected.map { "detail of " + $0 })
+  }
+
   @Test func predicatesAndSortsSeeLoadedStrings() throws {
     let stack = try reopenedBoxes()
     let title = Self.titles[2]

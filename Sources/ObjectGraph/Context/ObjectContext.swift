@@ -297,6 +297,7 @@ public final class ObjectContext {
     let starts = objects.starts
     let (values, valueCount, deferredStrings) = objects.takeValues()
     let slab = SlotSlab(adopting: values)
+    slab.keep(deferredStrings.storages)
     // Values from here on are still values (the runs before are slots or removed objects'
     // `.null`s); what a failure leaves of them is destroyed before the slab frees the memory.
     var firstValueLeft = 0

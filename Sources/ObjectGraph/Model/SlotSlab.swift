@@ -7,9 +7,12 @@
 /// run of values becomes its slots in place, a `Slot` taking what a `PersistentValue` takes
 /// (``fitsInPlace``). Runs of objects removed before the load stay there as values that
 /// need no destruction. Each object keeps its slab alive and destroys its own slots in its
-/// `deinit`; the slab frees the memory when its last object is gone.
+/// `deinit`; the slab frees the memory when its last object is gone, and keeps the storage
+/// of the stored strings its slots defer until then.
 final class SlotSlab {
   private let memory: UnsafeMutableRawPointer
+  /// The storages of the stored strings the slots defer (see ``StoredString``).
+  private var strings: [StoredStrings] = []
 
   /// Whether a slot fits in the memory of a value, so runs of values can become slots in
   /// place. True wherever the package builds (both take 24 bytes on 64-bit platforms); a
@@ -41,6 +44,11 @@ final class SlotSlab {
     -> UnsafeMutablePointer<Slot>
   {
     UnsafeMutableRawPointer(values).bindMemory(to: Slot.self, capacity: count)
+  }
+
+  /// Keeps the storages of the stored strings that deferred slots here refer to.
+  func keep(_ strings: [StoredStrings]) {
+    self.strings += strings
   }
 
   deinit {
