@@ -295,10 +295,17 @@ public final class BinaryStore: PersistentStore {
       file.adoptRoom(after: replay.recordsEnd)
     }
     let contents = replay.graph.contents
-    // What the shapes need is read now; they are built on another core while the caller
-    // loads the contents (which takes their values), and the first save waits for them.
+    // What the shapes need is read now (noted by the decoder when the file ends with its
+    // snapshot); they are built on another core while the caller loads the contents (which
+    // takes their values), and the first save waits for them.
+    let gathered =
+      replay.snapshotLists.map {
+        ObjectShapes.Gathered(
+          nextObjectNumber: replay.graph.nextObjectNumber, ids: replay.graph.objects.ids,
+          entities: replay.graph.objects.entities, lists: $0)
+      } ?? ObjectShapes.Gathered(schema: schema, contents: contents)
     let shapes = ObjectShapes.Build(
-      schema: schema, gathered: ObjectShapes.Gathered(schema: schema, contents: contents),
+      schema: schema, gathered: gathered,
       sampledObjectBytes: replay.graph.sampledObjectBytes,
       sampledObjectCount: replay.graph.sampledObjectCount)
     return OpenState(

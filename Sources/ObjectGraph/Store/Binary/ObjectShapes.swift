@@ -63,6 +63,15 @@ struct ObjectShapes {
       var length: Int32
     }
 
+    /// Live objects' ids and entities as packed (positions of removed objects, entity
+    /// ``PackedObjects/removed``, are skipped), with the lengths of their non-empty lists.
+    init(nextObjectNumber: UInt64, ids: [ObjectID], entities: [Int32], lists: [List]) {
+      self.nextObjectNumber = nextObjectNumber
+      self.ids = ids
+      self.entities = entities
+      self.lists = lists
+    }
+
     init(schema: Schema, contents: StoreContents) {
       nextObjectNumber = contents.nextObjectNumber
       let listProperties = ObjectShapes.listProperties(of: schema)
@@ -126,7 +135,7 @@ struct ObjectShapes {
     lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
     nextObjectNumber = gathered.nextObjectNumber
     entities.reserve(upTo: gathered.nextObjectNumber, expectedCount: gathered.ids.count)
-    for (id, entity) in zip(gathered.ids, gathered.entities) {
+    for (id, entity) in zip(gathered.ids, gathered.entities) where entity != PackedObjects.removed {
       _ = entities.insert(entity, for: id)
     }
     for list in gathered.lists {

@@ -19,6 +19,9 @@ struct RecordReader {
     var record: Record
     var objectBytes: Int
     var objectCount: Int
+    /// For a snapshot: the length of each non-empty list of its objects, noted as they were
+    /// decoded (see ``ObjectShapes/Gathered``).
+    var lists: [ObjectShapes.Gathered.List] = []
   }
 
   private var reader: ByteReader
@@ -30,6 +33,8 @@ struct RecordReader {
   private var deferredStrings = ValueContext<DeferredStrings.Span>()
   private var dateContext = ValueContext<Int64>()
   private var objectBytes = 0
+  /// Every non-empty list decoded, with its owner and property.
+  private var lists: [ObjectShapes.Gathered.List] = []
 
   private init(_ reader: ByteReader, valueCounts: [Int]) {
     self.reader = reader
@@ -77,7 +82,10 @@ struct RecordReader {
     guard decoder.reader.isAtEnd else {
       throw decoder.reader.failure("\(decoder.reader.remaining) unexpected bytes after record")
     }
-    return Decoded(record: record, objectBytes: decoder.objectBytes, objectCount: objectCount)
+    var decoded = Decoded(
+      record: record, objectBytes: decoder.objectBytes, objectCount: objectCount)
+    if case .snapshot = record { decoded.lists = decoder.lists }
+    return decoded
   }
 
   private mutating func readChangeset() throws(FormatError) -> Changeset {
@@ -148,27 +156,29 @@ struct RecordReader {
     ) { (objects: inout PackedObjects.Filler) throws(FormatError) in
       for (number, part) in parts.enumerated() {
         let origin = reader.fileOffset
-        objectBytes += try Self.readPart(
+        let read = try Self.readPart(
           number, of: partCount, objectCount: part.objectCount,
           ByteReader(try reader.readBytes(part.byteCount), origin: origin),
           valueCounts: valueCounts, into: &objects)
+        objectBytes += read.objectBytes
+        lists += read.lists
       }
     }
   }
 
   /// Decodes part `number` of a snapshot in parts from its own bytes (its value context
-  /// afresh) into `objects`; returns the bytes its objects took.
+  /// afresh) into `objects`; returns the bytes its objects took and their non-empty lists.
   private static func readPart(
     _ number: Int, of partCount: Int, objectCount: Int, _ bytes: ByteReader,
     valueCounts: [Int], into objects: inout PackedObjects.Filler
-  ) throws(FormatError) -> Int {
+  ) throws(FormatError) -> (objectBytes: Int, lists: [ObjectShapes.Gathered.List]) {
     var decoder = RecordReader(bytes, valueCounts: valueCounts)
     try decoder.readObjects(count: objectCount, into: &objects)
     guard decoder.reader.isAtEnd else {
       throw decoder.reader.failure(
         "\(decoder.reader.remaining) unexpected bytes after part \(number + 1) of \(partCount)")
     }
-    return decoder.objectBytes
+    return (decoder.objectBytes, decoder.lists)
   }
 
   /// Decodes the parts (their table read) on as many threads as there are cores, strings
@@ -183,6 +193,7 @@ struct RecordReader {
       buffers.append((try reader.readBytes(part.byteCount), origin))
     }
     var objectBytes = [Int](repeating: 0, count: parts.count)
+    var lists = [[ObjectShapes.Gathered.List]](repeating: [], count: parts.count)
     let capacities = parts.map { part in
       PackedObjects.PartCapacity(
         objects: part.objectCount,
@@ -191,15 +202,18 @@ struct RecordReader {
     }
     let objects = try objectBytes.withUnsafeMutableBufferPointer {
       objectBytes throws(FormatError) in
-      try PackedObjects.filling(parts: capacities) {
-        (number: Int, objects: inout PackedObjects.Filler) throws(FormatError) in
-        objectBytes[number] = try Self.readPart(
-          number, of: parts.count, objectCount: parts[number].objectCount,
-          ByteReader(buffers[number].bytes, origin: buffers[number].origin),
-          valueCounts: valueCounts, into: &objects)
+      try lists.withUnsafeMutableBufferPointer { lists throws(FormatError) in
+        try PackedObjects.filling(parts: capacities) {
+          (number: Int, objects: inout PackedObjects.Filler) throws(FormatError) in
+          (objectBytes[number], lists[number]) = try Self.readPart(
+            number, of: parts.count, objectCount: parts[number].objectCount,
+            ByteReader(buffers[number].bytes, origin: buffers[number].origin),
+            valueCounts: valueCounts, into: &objects)
+        }
       }
     }
     self.objectBytes += objectBytes.reduce(0, +)
+    self.lists = lists.flatMap { $0 }
     return objects
   }
 
@@ -365,6 +379,11 @@ struct RecordReader {
     case .references:
       let count = try reader.readCount()
       if count == 0 { return .references([]) }  // a leaf: no room to reserve
+      // Noted while at hand: an opened store's shapes need every list's length.
+      lists.append(
+        ObjectShapes.Gathered.List(
+          id: owner, property: Int32(truncatingIfNeeded: property),
+          length: Int32(truncatingIfNeeded: count)))
       var ids: [ObjectID] = []
       ids.reserveCapacity(count)
       var previous = owner.rawValue

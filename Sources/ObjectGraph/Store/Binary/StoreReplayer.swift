@@ -35,6 +35,9 @@ struct StoreReplayer {
     var recordsEnd = 0
     /// The torn tail the walk stopped at, if any.
     var tornTail: TornTail?
+    /// When the graph is exactly the last record's snapshot (no change replayed after it):
+    /// the length of each of its non-empty lists, as decoded.
+    var snapshotLists: [ObjectShapes.Gathered.List]?
   }
 
   /// The whole file.
@@ -98,9 +101,11 @@ struct StoreReplayer {
         switch decoded.record {
         case .changeset(let changeset):
           try outcome.graph.apply(changeset, with: applier)
+          outcome.snapshotLists = nil
         case .snapshot(let objects, let next):
           try outcome.graph.replace(with: objects, nextObjectNumber: next)
           outcome.snapshotRecords += 1
+          outcome.snapshotLists = decoded.lists
         }
       } catch {
         let message = (error as? ObjectGraphError)?.message ?? "\(error)"
