@@ -76,13 +76,16 @@ struct DeferredStrings: Sendable {
 
   /// The strings of several parts, in order (each part's positions after the one before's).
   init(joining parts: [DeferredStrings]) {
+    entries.reserveCapacity(parts.reduce(0) { $0 + $1.entries.count })
     for part in parts where !part.isEmpty {
       let storageOffset = Int32(storages.count)
       storages += part.storages
-      entries.reserveCapacity(entries.count + part.entries.count)
-      for var entry in part.entries {
-        entry.storage += storageOffset
-        entries.append(entry)
+      // Copied whole, then renumbered in place: an append an entry cost a check each.
+      let first = entries.count
+      entries += part.entries
+      guard storageOffset != 0 else { continue }
+      entries.withUnsafeMutableBufferPointer { entries in
+        for index in first..<entries.count { entries[index].storage += storageOffset }
       }
     }
   }

@@ -330,7 +330,9 @@ public final class BinaryStore: PersistentStore {
     -> StoreReplayer.Outcome
   {
     try checked { () throws(FormatError) in
-      try StoreReplayer(file: buffer, start: start, schema: schema, defersStrings: true).replay()
+      try StoreReplayer(
+        file: buffer, start: start, schema: schema, defersStrings: true, indexesGraph: false
+      ).replay()
     }
   }
 

@@ -9,8 +9,9 @@
 struct LiveGraph {
   /// Every object, in the order the file gave them, with removed positions.
   private(set) var objects = PackedObjects()
-  /// The position of each live object in ``objects``.
-  private var index = ObjectIndex()
+  /// The position of each live object in ``objects``: made when first needed (a change
+  /// applied, or ``makeIndex()``), so that opening a file that is one snapshot makes none.
+  private var index: ObjectIndex? = ObjectIndex()
   /// The largest next object number recorded.
   private(set) var nextObjectNumber: UInt64 = 1
   /// Encoded bytes of the whole objects seen (inserted or in snapshots), to estimate the
@@ -38,13 +39,13 @@ struct LiveGraph {
 
   /// The entity of the live object `id`, if there is one.
   func entity(of id: ObjectID) -> Int? {
-    index[id].map { Int(objects.entities[$0]) }
+    indexed[id].map { Int(objects.entities[$0]) }
   }
 
   /// The value of `property` of the live object `id`, if there is one and it has that many
   /// properties.
   func value(of id: ObjectID, _ property: Int) -> PersistentValue? {
-    guard let position = index[id] else { return nil }
+    guard let position = indexed[id] else { return nil }
     let range = objects.valueRange(position)
     guard property >= 0, property < range.count else { return nil }
     return objects.value(at: range.lowerBound + property)
@@ -56,6 +57,7 @@ struct LiveGraph {
   ///   is then unchanged.
   /// - Complexity: O(*k*) in the size of the changeset.
   mutating func apply(_ changeset: Changeset, with applier: ChangesetApplier) throws {
+    try makeIndex()
     try applier.apply(changeset, to: &self)
     nextObjectNumber = max(nextObjectNumber, changeset.nextObjectNumber)
   }
@@ -66,19 +68,43 @@ struct LiveGraph {
   /// - Throws: ``ObjectGraphError/Code/corruptStore`` when an id appears twice.
   /// - Complexity: O(*n*) in the number of objects.
   mutating func replace(with snapshot: PackedObjects, nextObjectNumber: UInt64) throws {
+    self.objects = snapshot
+    self.nextObjectNumber = nextObjectNumber
+    index = nil
+    // Ids that increase cannot repeat; others are indexed now, which finds a repeated one.
+    var previous: ObjectID?
+    for (position, id) in snapshot.ids.enumerated() where snapshot.isLive(position) {
+      if let previous, previous >= id { return try makeIndex() }
+      previous = id
+    }
+  }
+
+  /// Indexes the live objects, if they are not yet.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/corruptStore`` when an id appears twice.
+  mutating func makeIndex() throws {
+    guard index == nil else { return }
     // Ids are below the next number the store hands out.
     var index = ObjectIndex(
-      capacity: snapshot.liveCount, largestNumber: max(nextObjectNumber, 1) - 1)
-    for (position, id) in snapshot.ids.enumerated() where snapshot.isLive(position) {
+      capacity: objects.liveCount, largestNumber: max(nextObjectNumber, 1) - 1)
+    for (position, id) in objects.ids.enumerated() where objects.isLive(position) {
       guard index[id] == nil else {
         throw ObjectGraphError(
           .corruptStore, "object \(id) appears twice in a snapshot", objectID: id)
       }
       index.set(position, for: id)
     }
-    self.objects = snapshot
     self.index = index
-    self.nextObjectNumber = nextObjectNumber
+  }
+
+  /// The index, which reads by id need (``makeIndex()``); lent, not copied.
+  private var indexed: ObjectIndex {
+    _read {
+      guard index != nil else {
+        preconditionFailure("ObjectGraph: a live graph read by id before it was indexed")
+      }
+      yield index!
+    }
   }
 
   /// Records how many bytes `count` whole objects took when encoded.
@@ -90,35 +116,35 @@ struct LiveGraph {
 
 extension LiveGraph: SnapshotStorage {
   /// Whether the object `id` is live, without making its snapshot.
-  func contains(_ id: ObjectID) -> Bool { index[id] != nil }
+  func contains(_ id: ObjectID) -> Bool { indexed[id] != nil }
 
   /// The entity and value count of the live object `id`, without making its snapshot.
   func shape(of id: ObjectID) -> (entity: Int, valueCount: Int)? {
-    index[id].map { (Int(objects.entities[$0]), objects.valueRange($0).count) }
+    indexed[id].map { (Int(objects.entities[$0]), objects.valueRange($0).count) }
   }
 
   /// A value of the live object `id`, without making its snapshot.
   func value(of id: ObjectID, property: Int) -> PersistentValue {
-    objects.value(at: objects.valueRange(index[id]!).lowerBound + property)
+    objects.value(at: objects.valueRange(indexed[id]!).lowerBound + property)
   }
 
   /// Sets a value of the live object `id` in place.
   mutating func setValue(_ value: PersistentValue, of id: ObjectID, property: Int) {
-    objects.replaceValue(at: objects.valueRange(index[id]!).lowerBound + property, with: value)
+    objects.replaceValue(at: objects.valueRange(indexed[id]!).lowerBound + property, with: value)
   }
 
   /// The live object with this id; setting `nil` removes it.
   subscript(id: ObjectID) -> ObjectSnapshot? {
-    get { index[id].map { objects.snapshot(at: $0) } }
+    get { indexed[id].map { objects.snapshot(at: $0) } }
     set {
-      switch (index[id], newValue) {
+      switch (indexed[id], newValue) {
       case (let position?, let snapshot?):
         objects.replaceValues(at: position, with: snapshot.values)
       case (let position?, nil):
         objects.remove(at: position)
-        index.remove(id)
+        index!.remove(id)
       case (nil, let snapshot?):
-        index.set(objects.positionCount, for: id)
+        index!.set(objects.positionCount, for: id)
         objects.append(snapshot)
       case (nil, nil):
         break

@@ -49,6 +49,9 @@ struct StoreReplayer {
   /// Whether snapshots' strings are left as bytes (see ``StoredStrings``): for the objects
   /// a store hands to the context opening it.
   var defersStrings = false
+  /// Whether the replayed graph is indexed by id at the end, for readers that look objects
+  /// up (tools); a store opening its file only takes its objects.
+  var indexesGraph = true
 
   /// Calls `body` with each complete record, in file order.
   ///
@@ -118,5 +121,13 @@ struct StoreReplayer {
     }
     outcome.recordsEnd = ending.recordsEnd
     outcome.tornTail = ending.tornTail
+    if indexesGraph {
+      do {
+        try outcome.graph.makeIndex()
+      } catch {
+        // Never: a graph left unindexed has increasing ids, which cannot repeat.
+        throw FormatError(offset: start, message: "\(error)")
+      }
+    }
   }
 }
