@@ -159,6 +159,27 @@ import Testing
     }
   }
 
+  /// A snapshot is indexed by id when first read that way; one whose ids do not increase
+  /// is indexed at once, which refuses an id that appears twice.
+  @Test(arguments: [[1, 2, 3], [3, 1, 2], [1, 2, 1]] as [[UInt64]])
+  func aSnapshotIsIndexedWhenNeededAndRefusesRepeatedIDs(numbers: [UInt64]) throws {
+    var graph = LiveGraph()
+    let snapshot = PackedObjects(numbers.map { ConformanceSchema.item($0) })
+    guard Set(numbers).count == numbers.count else {
+      let error = try #require(throws: ObjectGraphError.self) {
+        try graph.replace(with: snapshot, nextObjectNumber: 10)
+      }
+      #expect(error.message.contains("appears twice"))
+      return
+    }
+    try graph.replace(with: snapshot, nextObjectNumber: 10)
+    try graph.makeIndex()
+    for number in numbers {
+      #expect(graph.entity(of: id(number)) == ConformanceSchema.item)
+    }
+    #expect(graph.entity(of: id(7)) == nil)
+  }
+
   /// Replaying inserts keeps the order they were saved in (not the applier's hash order), so
   /// a store reopened after a big save makes its objects in that order.
   @Test func replayedInsertsKeepTheirSavedOrder() throws {
