@@ -196,12 +196,45 @@ import Testing
     }
     let strings = builder.finish()
     #expect(strings.storages.count > 1)
-    #expect(strings.entries.map(\.position) == (0..<40).map { 2 * $0 })
-    #expect(strings.entries.compactMap { strings.string($0)?.value } == expected)
-    #expect(strings.entryIndexes(of: 10..<21) == 5..<11)
+    #expect((0..<80).compactMap { strings.string(at: $0)?.value } == expected)
+    #expect(strings.strings(in: 0..<80).map(\.position) == (0..<40).map { 2 * $0 })
+    var cursor = strings.makeCursor()
+    #expect((0..<80).compactMap { cursor.string(at: $0)?.value } == expected)
     var discarded = strings
     discarded.discard(10..<21)
-    #expect(discarded.entries.filter(\.isDiscarded).map(\.position) == [10, 12, 14, 16, 18, 20])
-    #expect(discarded.string(discarded.entries[5]) == nil)
+    #expect(
+      discarded.strings(in: 0..<80).map(\.position)
+        == (0..<40).map { 2 * $0 }.filter { !(10..<21).contains($0) })
+    #expect(discarded.string(at: 10) == nil)
+    #expect(discarded.string(at: 22)?.value == expected[11])
+  }
+
+  /// Strings decoded in parts stay in their parts: read by position, in order, and
+  /// discarded, across the parts as in one.
+  @Test func partsReadAsOne() {
+    func part(_ positions: [Int]) -> DeferredStrings {
+      var builder = DeferredStrings.Builder(reservingBytes: 64, strings: positions.count)
+      for position in positions {
+        let bytes = Array("at \(position)".utf8)
+        _ = bytes.withUnsafeBytes {
+          builder.append(sharing: 0, of: DeferredStrings.Span(), then: $0, position: position)
+        }
+      }
+      return builder.finish()
+    }
+    let positions = [[1, 4, 6], [], [9, 10], [15]]
+    var strings = DeferredStrings(joining: positions.map(part))
+    let all = positions.flatMap { $0 }
+    #expect(strings.storages.count == 3)
+    #expect((0..<20).compactMap { strings.string(at: $0)?.value } == all.map { "at \($0)" })
+    var cursor = strings.makeCursor()
+    #expect((0..<20).compactMap { cursor.string(at: $0)?.value } == all.map { "at \($0)" })
+    #expect(strings.strings(in: 5..<11).map(\.position) == [6, 9, 10])
+    strings.discard(6..<10)
+    #expect(strings.strings(in: 0..<20).map(\.position) == [1, 4, 10, 15])
+    #expect(strings.string(at: 9) == nil)
+    var after = strings.makeCursor()
+    #expect(
+      (0..<20).compactMap { after.string(at: $0)?.value } == ["at 1", "at 4", "at 10", "at 15"])
   }
 }

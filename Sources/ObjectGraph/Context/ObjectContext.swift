@@ -309,9 +309,9 @@ public final class ObjectContext {
       var objectType: ManagedObject.Type = ManagedObject.self
       var propertyCount = 0
       var isIndexed: [Bool] = []
-      // Strings left as bytes, met in the order of their values' positions.
-      let deferred = deferredStrings.entries
-      var nextDeferred = 0
+      // Strings left as bytes, met in the order of their values' positions (those of
+      // removed objects and replaced values are passed over).
+      var strings = deferredStrings.makeCursor()
       try state.run(.materialize, model: nil) {
         for position in ids.indices where entities[position] != PackedObjects.removed {
           let id = ids[position]
@@ -335,13 +335,7 @@ public final class ObjectContext {
               "stored object \(id) of \(model.name) has \(count) values "
                 + "for \(model.properties.count) properties", entity: model.name, objectID: id)
           }
-          // Skip the strings of removed objects and replaced values.
-          while nextDeferred < deferred.count
-            && (deferred[nextDeferred].isDiscarded
-              || deferred[nextDeferred].position < range.lowerBound)
-          {
-            nextDeferred += 1
-          }
+          strings.skip(to: range.lowerBound)
           // The run's memory becomes the object's slots, a value at a time: each moves out
           // and a slot takes its place. Attribute slots take their values; relationship
           // slots hold their stored identifiers until they are linked, once every object
@@ -350,10 +344,7 @@ public final class ObjectContext {
           for index in 0..<count {
             let value = (run + index).move()
             let slot = SlotSlab.slot(replacing: run + index)
-            if nextDeferred < deferred.count,
-              deferred[nextDeferred].position == range.lowerBound + index,
-              let string = deferredStrings.string(deferred[nextDeferred])
-            {
+            if let string = strings.take(at: range.lowerBound + index) {
               // Indexed attributes are indexed on another thread: no slot of theirs may
               // change when first read, so their strings are decoded now.
               if isIndexed[index] {
@@ -361,7 +352,6 @@ public final class ObjectContext {
               } else {
                 slot.initialize(to: .deferred(.storedString(consume string)))
               }
-              nextDeferred += 1
             } else {
               slot.initialize(to: .value(value))
             }

@@ -323,11 +323,8 @@ struct PackedObjects: Sendable {
   /// The values at `range` of ``values``, deferred strings decoded.
   private func decodedValues(_ range: Range<Int>) -> [PersistentValue] {
     var decoded = values[range]
-    for index in deferredStrings.entryIndexes(of: range) {
-      let entry = deferredStrings.entries[index]
-      if let string = deferredStrings.string(entry) {
-        decoded[entry.position - range.lowerBound] = .string(string.value)
-      }
+    for (position, string) in deferredStrings.strings(in: range) {
+      decoded[position - range.lowerBound] = .string(string.value)
     }
     return decoded
   }
