@@ -87,7 +87,10 @@ struct DeferredStrings: Sendable {
 
   /// Discards the entries of the values at `positions`, which were replaced.
   mutating func discard(_ positions: Range<Int>) {
-    for number in parts.indices {
+    // The parts from the one holding the first position on (at most those).
+    let first = part(holding: positions.lowerBound) ?? 0
+    for number in first..<parts.count {
+      if parts[number].entries[0].position >= positions.upperBound { break }
       // One search: the entries at the positions follow the first one at or after them.
       var index = parts[number].firstEntry(atOrAfter: positions.lowerBound)
       while index < parts[number].entries.count,
