@@ -295,14 +295,13 @@ public final class BinaryStore: PersistentStore {
       file.adoptRoom(after: replay.recordsEnd)
     }
     let contents = replay.graph.contents
-    // What the shapes need is read now (noted by the decoder when the file ends with its
-    // snapshot); they are built on another core while the caller loads the contents (which
-    // takes their values), and the first save waits for them.
+    // What the shapes need is read now (noted by the decoder, with the objects changed
+    // after the snapshot read again); they are built on another core while the caller
+    // loads the contents (which takes their values), and the first save waits for them.
     let gathered =
       replay.snapshotLists.map {
         ObjectShapes.Gathered(
-          nextObjectNumber: replay.graph.nextObjectNumber, ids: replay.graph.objects.ids,
-          entities: replay.graph.objects.entities, lists: $0)
+          schema: schema, graph: replay.graph, snapshotLists: $0.lists, changed: $0.changed)
       } ?? ObjectShapes.Gathered(schema: schema, contents: contents)
     let shapes = ObjectShapes.Build(
       schema: schema, gathered: gathered,

@@ -63,13 +63,34 @@ struct ObjectShapes {
       var length: Int32
     }
 
-    /// Live objects' ids and entities as packed (positions of removed objects, entity
-    /// ``PackedObjects/removed``, are skipped), with the lengths of their non-empty lists.
-    init(nextObjectNumber: UInt64, ids: [ObjectID], entities: [Int32], lists: [List]) {
-      self.nextObjectNumber = nextObjectNumber
-      self.ids = ids
-      self.entities = entities
-      self.lists = lists
+    /// The objects of a replayed graph, from the lengths of its snapshot's lists as the
+    /// decoder noted them: the lists of the objects that changes replayed after the
+    /// snapshot inserted, updated or deleted (`changed`) are read again from the graph,
+    /// which they indexed. The graph's ids and entities are shared, not copied (positions
+    /// of removed objects, entity ``PackedObjects/removed``, are skipped).
+    init(schema: Schema, graph: LiveGraph, snapshotLists: [List], changed: [ObjectID]) {
+      nextObjectNumber = graph.nextObjectNumber
+      ids = graph.objects.ids
+      entities = graph.objects.entities
+      guard !changed.isEmpty else {
+        lists = snapshotLists
+        return
+      }
+      // Marks by object number (`true` until read again): no hashing for dense ids.
+      var marks = ObjectNumberMap<Bool>()
+      marks.reserve(upTo: graph.nextObjectNumber, expectedCount: ids.count)
+      for id in changed { marks[id] = true }
+      lists = snapshotLists.filter { marks[$0.id] == nil }
+      let listProperties = ObjectShapes.listProperties(of: schema)
+      for id in changed where marks[id] == true {
+        marks[id] = false
+        guard let entity = graph.entity(of: id) else { continue }  // deleted
+        for property in listProperties[entity] {
+          if case .references(let targets)? = graph.value(of: id, property), !targets.isEmpty {
+            lists.append(List(id: id, property: Int32(property), length: Int32(targets.count)))
+          }
+        }
+      }
     }
 
     init(schema: Schema, contents: StoreContents) {
@@ -144,7 +165,7 @@ struct ObjectShapes {
   }
 
   /// For each entity of `schema`, its to-many properties.
-  private static func listProperties(of schema: Schema) -> [[Int]] {
+  fileprivate static func listProperties(of schema: Schema) -> [[Int]] {
     schema.entities.map { entity in
       entity.properties.indices.filter { entity.properties[$0].relationship?.isToMany == true }
     }

@@ -35,9 +35,10 @@ struct StoreReplayer {
     var recordsEnd = 0
     /// The torn tail the walk stopped at, if any.
     var tornTail: TornTail?
-    /// When the graph is exactly the last record's snapshot (no change replayed after it):
-    /// the length of each of its non-empty lists, as decoded.
-    var snapshotLists: [ObjectShapes.Gathered.List]?
+    /// The length of each non-empty list of the last snapshot's objects, as decoded, and
+    /// the objects that changes replayed after it inserted, updated or deleted (whose
+    /// lists may differ now); `nil` before any snapshot.
+    var snapshotLists: (lists: [ObjectShapes.Gathered.List], changed: [ObjectID])?
   }
 
   /// The whole file.
@@ -104,11 +105,11 @@ struct StoreReplayer {
         switch decoded.record {
         case .changeset(let changeset):
           try outcome.graph.apply(changeset, with: applier)
-          outcome.snapshotLists = nil
+          outcome.snapshotLists?.changed += changeset.changedIDs
         case .snapshot(let objects, let next):
           try outcome.graph.replace(with: objects, nextObjectNumber: next)
           outcome.snapshotRecords += 1
-          outcome.snapshotLists = decoded.lists
+          outcome.snapshotLists = (decoded.lists, [])
         }
       } catch {
         let message = (error as? ObjectGraphError)?.message ?? "\(error)"
