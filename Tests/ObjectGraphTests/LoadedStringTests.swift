@@ -116,6 +116,38 @@ import Testing
     #expect(boxes[2].detail == "detail of " + Self.titles[2])
   }
 
+  /// A stored string replaced after the snapshot reads as its replacement, through the
+  /// loader and through a store's snapshots: replaced by a string (its entry is left and
+  /// ignored), by nil (its entry is discarded), and by a string, then nil.
+  @Test func stringsReplacedAfterTheSnapshotReadAsReplaced() throws {
+    var stack = try Stack(.binary)
+    for name in ["Ann", "Bob", "Cy", "Di"] {
+      let person = Person(name: name)
+      person.nickname = "nick " + name
+      stack.context.insert(person)
+    }
+    try stack.context.save()
+    stack = try stack.reopened()
+    let byName = FetchDescriptor<Person>(sortBy: [SortDescriptor(\.name)])
+    var people = try stack.context.fetch(byName)
+    people[0].nickname = "renamed"
+    people[1].nickname = nil
+    people[2].nickname = "briefly"
+    try stack.context.save()
+    people[2].nickname = nil
+    try stack.context.save()
+    stack = try stack.reopened()
+    people = try stack.context.fetch(byName)
+    let expected = ["renamed", nil, nil, "nick Di"]
+    #expect(people.map(\.nickname) == expected)
+    let nickname = try #require(people[0].model.properties.firstIndex { $0.name == "nickname" })
+    let name = try #require(people[0].model.properties.firstIndex { $0.name == "name" })
+    let stored = try stack.store.load().objects.sorted {
+      "\($0.values[name])" < "\($1.values[name])"
+    }
+    #expect(stored.map(\.values[nickname]) == expected.map { $0.map { .string($0) } ?? .null })
+  }
+
   @Test func optionalStringsReadAndCompareAsSaved() throws {
     var stack = try Stack(.binary)
     let ann = Person(name: "Ann")

@@ -344,7 +344,9 @@ public final class ObjectContext {
           for index in 0..<count {
             let value = (run + index).move()
             let slot = SlotSlab.slot(replacing: run + index)
-            if let string = strings.take(at: range.lowerBound + index) {
+            // An entry stands for its value only while that is the `.null` placeholder: a
+            // value replaced since is the value.
+            if let string = strings.take(at: range.lowerBound + index), case .null = value {
               // Indexed attributes are indexed on another thread: no slot of theirs may
               // change when first read, so their strings are decoded now.
               if isIndexed[index] {

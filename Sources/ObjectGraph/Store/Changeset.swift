@@ -53,15 +53,14 @@ public struct Changeset: Sendable, Hashable {
   /// Whether the changeset changes nothing.
   public var isEmpty: Bool { insertedObjects.isEmpty && updated.isEmpty && deleted.isEmpty }
 
-  /// The ids of the objects it inserts, updates or deletes, in that order (an object may
-  /// appear more than once).
-  var changedIDs: [ObjectID] {
-    var ids: [ObjectID] = []
-    ids.reserveCapacity(insertedObjects.count + updated.count + deleted.count)
-    insertedObjects.forEach(readsStrings: false) { id, _, _ in ids.append(id) }
+  /// Appends to `ids` the ids of the objects it inserts, updates or deletes, in that order
+  /// (an object may appear more than once).
+  func appendChangedIDs(to ids: inout [ObjectID]) {
+    if !insertedObjects.isEmpty {
+      insertedObjects.forEach(readsStrings: false) { id, _, _ in ids.append(id) }
+    }
     for update in updated { ids.append(update.id) }
     ids += deleted
-    return ids
   }
 }
 

@@ -4,8 +4,9 @@
 ///
 /// Entries are in the order of their values' positions, so a loader walking the values in
 /// order meets them in order (``Cursor``), and a reader of one object finds its entries by
-/// binary search. An entry whose value is replaced is discarded, so it never hides a later
-/// value. The strings of a snapshot decoded in parts stay in their parts, one after
+/// binary search. An entry stands for its value only while that value is the `.null`
+/// placeholder: every reader checks the value first, so a value replaced by another
+/// leaves its entry, and only one replaced by `.null` discards it. The strings of a snapshot decoded in parts stay in their parts, one after
 /// another: joining them into one list copied every entry into fresh memory (0.5 ms of
 /// opening 101,100 boxes).
 struct DeferredStrings: Sendable {

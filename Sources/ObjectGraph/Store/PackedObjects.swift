@@ -313,8 +313,12 @@ struct PackedObjects: Sendable {
   }
 
   /// Replaces the value at `index` of ``values``.
+  ///
+  /// A deferred string's entry stands only for a `.null` placeholder (every reader checks
+  /// the value first), so only a new `.null` needs its position's entry discarded: a
+  /// replayed rename costs no search of the entries.
   mutating func replaceValue(at index: Int, with newValue: PersistentValue) {
-    if case .null = values[index], !deferredStrings.isEmpty {
+    if case .null = newValue, !deferredStrings.isEmpty {
       deferredStrings.discard(index..<index + 1)
     }
     values[index] = newValue
@@ -324,7 +328,10 @@ struct PackedObjects: Sendable {
   private func decodedValues(_ range: Range<Int>) -> [PersistentValue] {
     var decoded = values[range]
     for (position, string) in deferredStrings.strings(in: range) {
-      decoded[position - range.lowerBound] = .string(string.value)
+      // An entry stands for its value only while that is the placeholder.
+      if case .null = decoded[position - range.lowerBound] {
+        decoded[position - range.lowerBound] = .string(string.value)
+      }
     }
     return decoded
   }

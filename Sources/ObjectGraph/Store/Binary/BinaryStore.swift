@@ -301,7 +301,8 @@ public final class BinaryStore: PersistentStore {
     let gathered =
       replay.snapshotLists.map {
         ObjectShapes.Gathered(
-          schema: schema, graph: replay.graph, snapshotLists: $0.lists, changed: $0.changed)
+          schema: schema, graph: replay.graph, snapshotLists: $0,
+          changed: replay.changedSinceSnapshot)
       } ?? ObjectShapes.Gathered(schema: schema, contents: contents)
     let shapes = ObjectShapes.Build(
       schema: schema, gathered: gathered,

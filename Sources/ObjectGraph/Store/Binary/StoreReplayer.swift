@@ -35,10 +35,12 @@ struct StoreReplayer {
     var recordsEnd = 0
     /// The torn tail the walk stopped at, if any.
     var tornTail: TornTail?
-    /// The length of each non-empty list of the last snapshot's objects, as decoded, and
-    /// the objects that changes replayed after it inserted, updated or deleted (whose
-    /// lists may differ now); `nil` before any snapshot.
-    var snapshotLists: (lists: [ObjectShapes.Gathered.List], changed: [ObjectID])?
+    /// The length of each non-empty list of the last snapshot's objects, as decoded; `nil`
+    /// before any snapshot.
+    var snapshotLists: [ObjectShapes.Gathered.List]?
+    /// The objects that changes replayed after the last snapshot inserted, updated or
+    /// deleted (whose lists may differ from the snapshot's now).
+    var changedSinceSnapshot: [ObjectID] = []
   }
 
   /// The whole file.
@@ -105,11 +107,14 @@ struct StoreReplayer {
         switch decoded.record {
         case .changeset(let changeset):
           try outcome.graph.apply(changeset, with: applier)
-          outcome.snapshotLists?.changed += changeset.changedIDs
+          if outcome.snapshotLists != nil {
+            changeset.appendChangedIDs(to: &outcome.changedSinceSnapshot)
+          }
         case .snapshot(let objects, let next):
           try outcome.graph.replace(with: objects, nextObjectNumber: next)
           outcome.snapshotRecords += 1
-          outcome.snapshotLists = (decoded.lists, [])
+          outcome.snapshotLists = decoded.lists
+          outcome.changedSinceSnapshot = []
         }
       } catch {
         let message = (error as? ObjectGraphError)?.message ?? "\(error)"
