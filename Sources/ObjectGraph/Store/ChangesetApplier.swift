@@ -20,12 +20,16 @@ public struct ChangesetApplier: Sendable {
   ///   property, or edits a list out of range; `objects` is then unchanged.
   /// - Complexity: O(*k*) in the size of the changeset, plus the cost of each list edit.
   public func apply(_ changeset: Changeset, to objects: inout some SnapshotStorage) throws {
+    // Made only for inserts: most replayed saves have none, and making a dictionary for
+    // each cost more than applying it.
     var changed: [ObjectID: ObjectSnapshot] = [:]
-    changed.reserveCapacity(changeset.insertedObjects.count)
     // The inserted objects in the changeset's order, so storage that keeps an order (a
     // replayed file) gets them in the order they were saved, not hash order.
     var order: [ObjectID] = []
-    order.reserveCapacity(changed.capacity)
+    if !changeset.insertedObjects.isEmpty {
+      changed.reserveCapacity(changeset.insertedObjects.count)
+      order.reserveCapacity(changed.capacity)
+    }
     for snapshot in changeset.inserted {
       try check(snapshot)
       guard !objects.contains(snapshot.id), changed[snapshot.id] == nil else {
@@ -69,8 +73,8 @@ public struct ChangesetApplier: Sendable {
     }
     try checkDeletes(changeset.deleted) { changed[$0] != nil || objects.contains($0) }
     for id in order { objects[id] = changed.removeValue(forKey: id) }
-    for (key, value) in values.inOrder {
-      objects.setValue(value, of: key.id, property: key.property)
+    for pending in values.inOrder {
+      objects.setValue(pending.value, of: pending.key.id, property: pending.key.property)
     }
     // In the changeset's order (by id, as saves write them), not the set's hash order:
     // storage laid out by id is then visited in order.
@@ -107,7 +111,14 @@ public struct ChangesetApplier: Sendable {
   /// hashing a dictionary for each of a thousand replayed saves cost more than applying
   /// them), by a dictionary once there are many.
   private struct PendingValues {
-    private(set) var inOrder: [(key: StoredProperty, value: PersistentValue)] = []
+    /// A new value and its property (a struct, not a tuple: an array of tuples looks its
+    /// type up at run time each time it is made).
+    struct Pending {
+      var key: StoredProperty
+      var value: PersistentValue
+    }
+
+    private(set) var inOrder: [Pending] = []
     private var positions: [StoredProperty: Int]?
     private static let scannedCount = 16
 
@@ -120,7 +131,7 @@ public struct ChangesetApplier: Sendable {
         inOrder[position].value = value
         return
       }
-      inOrder.append((key, value))
+      inOrder.append(Pending(key: key, value: value))
       if positions != nil {
         positions![key] = inOrder.count - 1
       } else if inOrder.count > Self.scannedCount {
