@@ -72,11 +72,18 @@ struct LiveGraph {
     self.nextObjectNumber = nextObjectNumber
     index = nil
     // Ids that increase cannot repeat; others are indexed now, which finds a repeated one.
-    var previous: ObjectID?
-    for (position, id) in snapshot.ids.enumerated() where snapshot.isLive(position) {
-      if let previous, previous >= id { return try makeIndex() }
-      previous = id
+    // (Object numbers start at 1, so an id 0 counts as not increasing.)
+    let increases = snapshot.ids.withUnsafeBufferPointer { ids in
+      snapshot.entities.withUnsafeBufferPointer { entities in
+        var previous: UInt64 = 0
+        for position in ids.indices where entities[position] != PackedObjects.removed {
+          guard ids[position].rawValue > previous else { return false }
+          previous = ids[position].rawValue
+        }
+        return true
+      }
     }
+    if !increases { try makeIndex() }
   }
 
   /// Indexes the live objects, if they are not yet.
@@ -87,12 +94,10 @@ struct LiveGraph {
     // Ids are below the next number the store hands out.
     var index = ObjectIndex(
       capacity: objects.liveCount, largestNumber: max(nextObjectNumber, 1) - 1)
-    for (position, id) in objects.ids.enumerated() where objects.isLive(position) {
-      guard index[id] == nil else {
-        throw ObjectGraphError(
-          .corruptStore, "object \(id) appears twice in a snapshot", objectID: id)
-      }
-      index.set(position, for: id)
+    let objects = objects
+    if let id = index.setNew(objects.ids, where: { objects.isLive($0) }) {
+      throw ObjectGraphError(
+        .corruptStore, "object \(id) appears twice in a snapshot", objectID: id)
     }
     self.index = index
   }

@@ -69,6 +69,41 @@ struct ObjectIndex {
     }
   }
 
+  /// Sets the position of every id of `ids` at a position where `isLive` holds, and
+  /// returns the first id that is held already (stopping there), if any.
+  ///
+  /// One pass that writes the array in place: an index of a snapshot's 100,000 ids made by
+  /// ``set(_:for:)`` paid a uniqueness check and a lookup for each.
+  mutating func setNew(_ ids: [ObjectID], where isLive: (Int) -> Bool) -> ObjectID? {
+    var added = 0
+    var repeated: ObjectID?
+    // Ids beyond the array (or with the dictionary in use) go through `set`, afterwards.
+    var elsewhere: [(position: Int, id: ObjectID)] = []
+    let directOnly = overflow.isEmpty
+    direct.withUnsafeMutableBufferPointer { direct in
+      for (position, id) in ids.enumerated() where isLive(position) {
+        let number = id.rawValue
+        guard directOnly, number < UInt64(direct.count), position < Int(Int32.max) else {
+          elsewhere.append((position, id))
+          continue
+        }
+        guard direct[Int(number)] == 0 else {
+          repeated = id
+          return
+        }
+        direct[Int(number)] = Int32(position + 1)
+        added += 1
+      }
+    }
+    count += added
+    if let repeated { return repeated }
+    for (position, id) in elsewhere {
+      guard self[id] == nil else { return id }
+      set(position, for: id)
+    }
+    return nil
+  }
+
   /// Forgets an id.
   ///
   /// - Complexity: O(1).
