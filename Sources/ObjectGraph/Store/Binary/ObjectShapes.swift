@@ -55,6 +55,10 @@ struct ObjectShapes {
     var ids: [ObjectID] = []
     var entities: [Int32] = []
     var lists: [List] = []
+    /// Objects whose entries in ``lists`` are out of date (changed after the snapshot those
+    /// were noted in): their lists are ``changedLists``.
+    var changed: [ObjectID] = []
+    var changedLists: [List] = []
 
     /// A non-empty ordered list of one object.
     struct List {
@@ -72,22 +76,17 @@ struct ObjectShapes {
       nextObjectNumber = graph.nextObjectNumber
       ids = graph.objects.ids
       entities = graph.objects.entities
-      guard !changed.isEmpty else {
-        lists = snapshotLists
-        return
-      }
-      // Marks by object number (`true` until read again): no hashing for dense ids.
-      var marks = ObjectNumberMap<Bool>()
-      marks.reserve(upTo: graph.nextObjectNumber, expectedCount: ids.count)
-      for id in changed { marks[id] = true }
-      lists = snapshotLists.filter { marks[$0.id] == nil }
+      lists = snapshotLists
+      self.changed = changed
+      // Only these reads need the graph; setting the snapshot's lists aside is left to the
+      // build, on the other core.
       let listProperties = ObjectShapes.listProperties(of: schema)
-      for id in changed where marks[id] == true {
-        marks[id] = false
+      for id in changed {
         guard let entity = graph.entity(of: id) else { continue }  // deleted
         for property in listProperties[entity] {
           if case .references(let targets)? = graph.value(of: id, property), !targets.isEmpty {
-            lists.append(List(id: id, property: Int32(property), length: Int32(targets.count)))
+            changedLists.append(
+              List(id: id, property: Int32(property), length: Int32(targets.count)))
           }
         }
       }
@@ -159,7 +158,22 @@ struct ObjectShapes {
     for (id, entity) in zip(gathered.ids, gathered.entities) where entity != PackedObjects.removed {
       _ = entities.insert(entity, for: id)
     }
-    for list in gathered.lists {
+    guard !gathered.changed.isEmpty else {
+      for list in gathered.lists {
+        _ = lengths[Int(list.property)].insert(list.length, for: list.id)
+      }
+      return
+    }
+    // The snapshot's lists of changed objects are out of date: marked by object number
+    // (no hashing for dense ids), they give way to the lists read again.
+    var isChanged = ObjectNumberMap<Bool>()
+    isChanged.reserve(upTo: gathered.nextObjectNumber, expectedCount: gathered.ids.count)
+    for id in gathered.changed { isChanged[id] = true }
+    for list in gathered.lists where isChanged[list.id] == nil {
+      _ = lengths[Int(list.property)].insert(list.length, for: list.id)
+    }
+    for list in gathered.changedLists {
+      // An object changed twice was read twice: the same length, inserted once.
       _ = lengths[Int(list.property)].insert(list.length, for: list.id)
     }
   }
