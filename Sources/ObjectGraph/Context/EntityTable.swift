@@ -169,7 +169,18 @@ final class EntityTable {
     finishPendingBuild()
     object.tableIndex = members.count
     members.append(Unmanaged.passUnretained(object))
-    for property in indexedProperties { index(object, property, object.slots[property]) }
+    for property in indexedProperties {
+      let slot = object.slots + property
+      // Answered in place, since a copy of the slot costs calls to copy and destroy it (and a
+      // retain and release of a related object): a to-one relationship with a to-many
+      // inverse indexes only the objects that hold none, and attribute indexes deferred
+      // for a load are built later from every object at once.
+      switch slot.pointee {
+      case .toOne(.some) where inverseLists[property] != nil: continue
+      case .value where !attributeIndexesAreBuilt: continue
+      default: index(object, property, slot.pointee)
+      }
+    }
   }
 
   /// Removes an object and its index entries.
