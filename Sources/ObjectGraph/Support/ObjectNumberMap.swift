@@ -127,7 +127,16 @@ struct ObjectNumberMap<Value> {
   /// Grows the array to hold `number`, moving any values the dictionary held below it.
   private mutating func grow(toInclude number: Int) {
     let newCount = max(number + 1, min(dense.count * 2, number + Self.margin))
-    dense.append(contentsOf: repeatElement(nil, count: newCount - dense.count))
+    if dense.isEmpty {
+      // Made in place (a map sized for a load): appending a repeated `nil` copied it into
+      // each element through a call per element.
+      dense = [Value?](unsafeUninitializedCapacity: newCount) { buffer, count in
+        for index in 0..<newCount { (buffer.baseAddress! + index).initialize(to: nil) }
+        count = newCount
+      }
+    } else {
+      dense.append(contentsOf: repeatElement(nil, count: newCount - dense.count))
+    }
     guard !sparse.isEmpty else { return }
     for (key, value) in sparse where key < UInt64(newCount) {
       dense[Int(key)] = value
