@@ -108,15 +108,13 @@ struct DeferredStrings: Sendable {
   struct Cursor {
     private let parts: [Part]
     private var part = 0
-    /// The current part's entries and storages, kept here so reading them retains nothing.
-    private var entries: [Entry]
-    private var storages: [StoredStrings]
+    /// The current part, kept here so reading its entries retains nothing.
+    private var current: Part
     private var next = 0
 
     fileprivate init(_ parts: [Part]) {
       self.parts = parts
-      entries = parts.first?.entries ?? []
-      storages = parts.first?.storages ?? []
+      current = parts.first ?? Part(storages: [], entries: [])
     }
 
     /// Passes over the strings of the values before `position` (those of removed objects)
@@ -124,15 +122,14 @@ struct DeferredStrings: Sendable {
     @inline(__always)
     mutating func skip(to position: Int) {
       while true {
-        while next < entries.count
-          && (entries[next].position < position || entries[next].isDiscarded)
+        while next < current.entries.count
+          && (current.entries[next].position < position || current.entries[next].isDiscarded)
         {
           next += 1
         }
-        guard next == entries.count, part + 1 < parts.count else { return }
+        guard next == current.entries.count, part + 1 < parts.count else { return }
         part += 1
-        entries = parts[part].entries
-        storages = parts[part].storages
+        current = parts[part]
         next = 0
       }
     }
@@ -141,12 +138,11 @@ struct DeferredStrings: Sendable {
     /// ``skip(to:)``), which it then passes; `nil` if that value is not deferred.
     @inline(__always)
     mutating func take(at position: Int) -> StoredString? {
-      guard next < entries.count, entries[next].position == position else { return nil }
-      let entry = entries[next]
+      guard next < current.entries.count, current.entries[next].position == position else {
+        return nil
+      }
       next += 1
-      guard !entry.isDiscarded else { return nil }
-      return StoredString(
-        strings: storages[Int(entry.storage)], offset: entry.offset, count: entry.count)
+      return current.string(current.entries[next - 1])
     }
 
     /// The stored string of the value at `position`, if it is deferred; each call must ask

@@ -130,7 +130,7 @@ extension LiveGraph: SnapshotStorage {
 
   /// A value of the live object `id`, without making its snapshot.
   func value(of id: ObjectID, property: Int) -> PersistentValue {
-    objects.value(at: objects.valueRange(indexed[id]!).lowerBound + property)
+    value(of: id, property)!
   }
 
   /// Sets a value of the live object `id` in place.

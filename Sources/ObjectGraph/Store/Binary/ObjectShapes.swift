@@ -158,22 +158,18 @@ struct ObjectShapes {
     for (id, entity) in zip(gathered.ids, gathered.entities) where entity != PackedObjects.removed {
       _ = entities.insert(entity, for: id)
     }
-    guard !gathered.changed.isEmpty else {
-      for list in gathered.lists {
-        _ = lengths[Int(list.property)].insert(list.length, for: list.id)
-      }
-      return
-    }
     // The snapshot's lists of changed objects are out of date: marked by object number
-    // (no hashing for dense ids), they give way to the lists read again.
+    // (no hashing for dense ids), they give way to the lists read again. An object changed
+    // twice was read twice: the same length, inserted once.
     var isChanged = ObjectNumberMap<Bool>()
-    isChanged.reserve(upTo: gathered.nextObjectNumber, expectedCount: gathered.ids.count)
-    for id in gathered.changed { isChanged[id] = true }
+    if !gathered.changed.isEmpty {
+      isChanged.reserve(upTo: gathered.nextObjectNumber, expectedCount: gathered.ids.count)
+      for id in gathered.changed { isChanged[id] = true }
+    }
     for list in gathered.lists where isChanged[list.id] == nil {
       _ = lengths[Int(list.property)].insert(list.length, for: list.id)
     }
     for list in gathered.changedLists {
-      // An object changed twice was read twice: the same length, inserted once.
       _ = lengths[Int(list.property)].insert(list.length, for: list.id)
     }
   }
