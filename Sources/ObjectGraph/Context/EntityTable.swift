@@ -176,11 +176,57 @@ final class EntityTable {
       // inverse indexes only the objects that hold none, and attribute indexes deferred
       // for a load are built later from every object at once.
       switch slot.pointee {
-      case .toOne(.some) where inverseLists[property] != nil: continue
+      case .toOne(.some) where !indexesToOne(property, holdingATarget: true): continue
       case .value where !attributeIndexesAreBuilt: continue
       default: index(object, property, slot.pointee)
       }
     }
+  }
+
+  // MARK: Loading
+
+  /// An entry of a to-one relationship's index that a loaded object needs: the object holds
+  /// `target` in relationship `property` (see ``adoptLoaded(_:entries:)``).
+  struct LoadedEntry {
+    var property: Int
+    var object: Unmanaged<ManagedObject>
+    var target: ObjectIdentifier?
+  }
+
+  /// The to-one relationships the table indexes, and whether each indexes only the objects
+  /// that hold no target (see ``indexesToOne(_:holdingATarget:)``): what a loader needs to make
+  /// ``LoadedEntry``s for its objects on several threads at once, without asking the table.
+  var indexedToOneRelationships: [(property: Int, indexesOnlyNone: Bool)] {
+    indexedProperties.compactMap { property in
+      storedToOneIndexes[property] == nil
+        ? nil : (property, !indexesToOne(property, holdingATarget: true))
+    }
+  }
+
+  /// Takes the objects a store loaded, in order, as the table's members (each object's
+  /// ``ManagedObject/tableIndex`` already its place in `objects`), and their to-one index
+  /// `entries`: ``add(_:)`` for every object, without touching any. A loader sets the places
+  /// and makes the entries on several threads at once, while each object is in its cache.
+  ///
+  /// - Precondition: The table is empty, its attribute indexes deferred
+  ///   (``deferAttributeIndexes()``): they are built from the members later.
+  func adoptLoaded(_ objects: [Unmanaged<ManagedObject>], entries: [LoadedEntry]) {
+    precondition(
+      members.isEmpty && !attributeIndexesAreBuilt && pendingBuild == nil,
+      "ObjectGraph: loaded objects join an empty table whose attribute indexes wait")
+    members = objects
+    for entry in entries {
+      storedToOneIndexes[entry.property]?.add(
+        entry.object.takeUnretainedValue(), for: entry.target)
+    }
+  }
+
+  /// Whether to-one relationship `property`'s index has an entry for an object holding a
+  /// target or none: a to-one relationship with a to-many inverse indexes only the objects
+  /// that hold none, since each target's inverse list holds the others.
+  @inline(__always)
+  private func indexesToOne(_ property: Int, holdingATarget: Bool) -> Bool {
+    !holdingATarget || inverseLists[property] == nil
   }
 
   /// Removes an object and its index entries.
@@ -226,7 +272,7 @@ final class EntityTable {
       guard attributeIndexesAreBuilt else { return }
       storedAttributeIndexes[property]?.add(object, for: value)
     case .toOne(let target):
-      if target != nil, inverseLists[property] != nil { return }
+      guard indexesToOne(property, holdingATarget: target != nil) else { return }
       storedToOneIndexes[property]?.add(object, for: target.map(ObjectIdentifier.init))
     // Registered objects hold no deferred defaults, and no stored strings in indexed
     // attributes (a loader decodes those at once).
@@ -240,7 +286,7 @@ final class EntityTable {
       guard attributeIndexesAreBuilt else { return }
       storedAttributeIndexes[property]?.remove(object, for: value)
     case .toOne(let target):
-      if target != nil, inverseLists[property] != nil { return }
+      guard indexesToOne(property, holdingATarget: target != nil) else { return }
       storedToOneIndexes[property]?.remove(object, for: target.map(ObjectIdentifier.init))
     // Registered objects hold no deferred defaults, and no stored strings in indexed
     // attributes (a loader decodes those at once).

@@ -269,20 +269,12 @@ public final class ObjectContext {
 
   // MARK: Loading
 
-  /// Makes the stored objects. Each object's run of decoded values becomes its slots in
-  /// place, in the memory the store decoded them into (``SlotSlab``): no copy, no retain.
-  /// Each object is made with ``ModelBuildState/prepare(_:count:in:model:)``; its
-  /// relationships, whose stored identifiers wait in their slots, are linked once every
-  /// object exists, then it is indexed.
+  /// Makes the stored objects, on every core (see ``ObjectLoader``), then starts building
+  /// their attribute indexes on another thread.
   private func materialize(_ contents: consuming StoreContents) throws {
     // Taken out, not copied: the values are taken from a buffer no one else holds.
     var objects = contents.list.takePacked()
-    let nextObjectNumber = contents.nextObjectNumber
-    let state = ModelBuildState.current
-    // Unretained: `registered` holds every loaded object.
-    var loaded: [Unmanaged<ManagedObject>] = []
-    loaded.reserveCapacity(objects.liveCount)
-    registered.reserve(upTo: nextObjectNumber, expectedCount: objects.liveCount)
+    registered.reserve(upTo: contents.nextObjectNumber, expectedCount: objects.liveCount)
     var counts = [Int](repeating: 0, count: tables.count)
     for position in 0..<objects.positionCount where objects.isLive(position) {
       let entity = Int(objects.entities[position])
@@ -292,198 +284,12 @@ public final class ObjectContext {
       table.reserveCapacity(count)
       table.deferAttributeIndexes()
     }
-    let ids = objects.ids
-    let entities = objects.entities
-    let starts = objects.starts
-    let (values, valueCount, deferredStrings) = objects.takeValues()
-    let slab = SlotSlab(adopting: values)
-    slab.keep(deferredStrings.storages)
-    // Values from here on are still values (the runs before are slots or removed objects'
-    // `.null`s); what a failure leaves of them is destroyed before the slab frees the memory.
-    var firstValueLeft = 0
-    do {
-      // The model of the entity of the object before, kept while the entity repeats:
-      // looking it up for each object costs retains and releases of shared objects.
-      var lastEntity = -1
-      var model = EntityModel.describing
-      var objectType: ManagedObject.Type = ManagedObject.self
-      var propertyCount = 0
-      var isIndexed: [Bool] = []
-      // Strings left as bytes, met in the order of their values' positions (those of
-      // removed objects and replaced values are passed over).
-      var strings = deferredStrings.makeCursor()
-      try state.run(.materialize, model: nil) {
-        for position in ids.indices where entities[position] != PackedObjects.removed {
-          let id = ids[position]
-          let entity = Int(entities[position])
-          if entity != lastEntity {
-            guard tables.indices.contains(entity) else {
-              throw ObjectGraphError(
-                .corruptStore, "stored object \(id) has unknown entity \(entity)", objectID: id)
-            }
-            lastEntity = entity
-            model = tables[entity].model
-            objectType = model.type
-            propertyCount = model.properties.count
-            isIndexed = model.isIndexed
-          }
-          let range = PackedObjects.valueRange(position, starts: starts, valueCount: valueCount)
-          let count = range.count
-          guard count == propertyCount else {
-            throw ObjectGraphError(
-              .corruptStore,
-              "stored object \(id) of \(model.name) has \(count) values "
-                + "for \(model.properties.count) properties", entity: model.name, objectID: id)
-          }
-          strings.skip(to: range.lowerBound)
-          // The run's memory becomes the object's slots, a value at a time: each moves out
-          // and a slot takes its place. Attribute slots take their values; relationship
-          // slots hold their stored identifiers until they are linked, once every object
-          // exists.
-          let run = values + range.lowerBound
-          for index in 0..<count {
-            let value = (run + index).move()
-            let slot = SlotSlab.slot(replacing: run + index)
-            // An entry stands for its value only while that is the `.null` placeholder: a
-            // value replaced since is the value.
-            if let string = strings.take(at: range.lowerBound + index), case .null = value {
-              // Indexed attributes are indexed on another thread: no slot of theirs may
-              // change when first read, so their strings are decoded now.
-              if isIndexed[index] {
-                slot.initialize(to: .value(.string(string.value)))
-              } else {
-                slot.initialize(to: .deferred(.storedString(consume string)))
-              }
-            } else {
-              slot.initialize(to: .value(value))
-            }
-          }
-          firstValueLeft = range.upperBound
-          let slots = SlotSlab.slots(of: run, count: count)
-          state.prepare(slots, count: count, in: slab, model: model)
-          let object = objectType.init()
-          object.storedObjectID = id
-          object.lifecycle = .persisted
-          object.trackingContext = self
-          loaded.append(Unmanaged.passUnretained(object))
-          // Moved into the identity map, which keeps it: no retain and release here.
-          guard registered.insert(consume object, for: id) else {
-            throw ObjectGraphError(
-              .corruptStore, "stored object \(id) appears twice", entity: model.name,
-              objectID: id)
-          }
-        }
-      }
-    } catch {
-      (values + firstValueLeft).deinitialize(count: valueCount - firstValueLeft)
-      throw error
-    }
-    // What is left of the values are removed objects' `.null`s, which need no destruction.
-    // Every object exists: link the relationships, replacing each stored identifier or list
-    // of them in its slot, then index the object.
-    // Unretained, like the objects: the context keeps its tables, the tables their models.
-    var next = 0
-    var lastEntity = -1
-    var model = EntityModel.describing
-    var table: Unmanaged<EntityTable>?
-    var relationships: [LinkedRelationship] = []
-    for position in ids.indices where entities[position] != PackedObjects.removed {
-      let object = loaded[next]
-      next += 1
-      let entity = Int(entities[position])
-      if entity != lastEntity {
-        lastEntity = entity
-        table = Unmanaged.passUnretained(tables[entity])
-        model = tables[entity].model
-        relationships = zip(model.relationshipIndices, model.relationshipModels).map {
-          LinkedRelationship(index: $0, model: $1)
-        }
-      }
-      let slots = object._withUnsafeGuaranteedRef { $0.slots }
-      for number in 0..<relationships.count {
-        let relationship = relationships[number]
-        try link(slots + relationship.index, relationship, of: model, id: ids[position])
-      }
-      table!._withUnsafeGuaranteedRef { table in
-        object._withUnsafeGuaranteedRef { table.add($0) }
-      }
-    }
+    let loader = ObjectLoader(taking: &objects, into: self, tables: tables)
+    try loader.makeObjects()
+    try loader.register(in: &registered)
+    try loader.link(resolvingIn: registered)
+    loader.addToTables()
     for table in tables { table.startBuildingAttributeIndexes() }
-  }
-
-  /// What linking needs of a relationship, read once per entity: reading a
-  /// ``RelationshipModel`` (a class) for every object retained and released it.
-  private struct LinkedRelationship {
-    var index: Int
-    var isToMany: Bool
-    var destination: Unmanaged<EntityModel>
-    var destinationType: ManagedObject.Type
-
-    init(index: Int, model: RelationshipModel) {
-      self.index = index
-      isToMany = model.isToMany
-      destination = Unmanaged.passUnretained(model.destination)
-      destinationType = model.destinationType
-    }
-  }
-
-  /// Links a loaded object's relationship: its slot holds the stored identifier or list of
-  /// them, and gets the objects (an empty relationship while it is linked, and if that
-  /// fails). The stored list is freed here, while it is in the cache.
-  private func link(
-    _ slot: UnsafeMutablePointer<Slot>, _ relationship: LinkedRelationship,
-    of model: EntityModel, id: ObjectID
-  ) throws {
-    guard case .value(let stored) = slot.move() else {
-      preconditionFailure("ObjectGraph: a loaded relationship slot holds no stored value")
-    }
-    slot.initialize(to: relationship.isToMany ? .toMany([]) : .toOne(nil))
-    slot.pointee = try linkedSlot(stored, relationship, of: model, id: id)
-  }
-
-  /// The slot of a loaded object's relationship, from its stored value.
-  private func linkedSlot(
-    _ value: PersistentValue, _ relationship: LinkedRelationship, of model: EntityModel,
-    id: ObjectID
-  ) throws -> Slot {
-    let index = relationship.index
-    func resolve(_ target: ObjectID) throws -> ManagedObject {
-      // The model comparison answers for all but objects of a subclass entity.
-      guard let object = registered[target],
-        Unmanaged.passUnretained(object.model).toOpaque() == relationship.destination.toOpaque()
-          || object.isKind(of: relationship.destinationType)
-      else {
-        let name = model.properties[index].name
-        throw ObjectGraphError(
-          .corruptStore,
-          "stored object \(id) of \(model.name) refers through \(name) to \(target), "
-            + "which is not a stored \(relationship.destination.takeUnretainedValue().name)",
-          entity: model.name,
-          property: name, objectID: id)
-      }
-      return object
-    }
-    switch value {
-    case .null:
-      return relationship.isToMany ? .toMany([]) : .toOne(nil)
-    case .reference(let target) where !relationship.isToMany:
-      return .toOne(try resolve(target))
-    case .references(let targets) where relationship.isToMany:
-      if targets.isEmpty { return .toMany([]) }
-      // Written in place: `append` was two calls an element, the array's generic code.
-      return .toMany(
-        try [ManagedObject](unsafeUninitializedCapacity: targets.count) { objects, count in
-          for target in targets {
-            (objects.baseAddress! + count).initialize(to: try resolve(target))
-            count += 1
-          }
-        })
-    default:
-      let name = model.properties[index].name
-      throw ObjectGraphError(
-        .corruptStore, "stored object \(id) of \(model.name) holds \(value) in \(name)",
-        entity: model.name, property: name, objectID: id)
-    }
   }
 
   // MARK: Helpers

@@ -42,6 +42,8 @@ final class ModelBuildState {
     /// and the number of the next wrapper to initialize.
     var prepared: UnsafeMutablePointer<Slot>?
     var preparedCount = 0
+    /// The model of the object being materialized, retained for it by the loader.
+    var preparedModel: Unmanaged<EntityModel>?
     @usableFromInline var nextPrepared: Int32 = 0
     /// The model handed to the object being materialized or described, if known.
     var model: EntityModel?
@@ -163,12 +165,15 @@ final class ModelBuildState {
 
   /// Hands the loader's slots (in `slab`) to the object about to be materialized: its
   /// wrappers only count themselves (``nextPreparedIndex()``), and its `ManagedObject.init`
-  /// takes them.
+  /// takes them, and `model`, which the loader retained for it (loaders on several threads
+  /// retain a model for all their objects at once, so that no two threads write its
+  /// reference count object after object).
   func prepare(
-    _ slots: UnsafeMutablePointer<Slot>, count: Int, in slab: SlotSlab, model: EntityModel
+    _ slots: UnsafeMutablePointer<Slot>, count: Int, in slab: SlotSlab,
+    retainedModel model: Unmanaged<EntityModel>
   ) {
     mode = .materialize
-    self.model = model
+    hot.pointee.preparedModel = model
     preparedSlab = slab
     hot.pointee.prepared = slots
     hot.pointee.preparedCount = count
@@ -228,7 +233,7 @@ final class ModelBuildState {
         "ObjectGraph: \(type) declared \(hot.pointee.nextPrepared) persistent properties while "
           + "loading, \(hot.pointee.preparedCount) when described")
       hot.pointee.prepared = nil
-      let frameModel = hot.pointee.model.take()
+      let frameModel = hot.pointee.preparedModel.take()?.takeRetainedValue()
       let slab = preparedSlab.take()
       mode = .create  // objects created later in this initializer's body are user objects
       return (prepared, hot.pointee.preparedCount, slab, frameModel, .materialize)

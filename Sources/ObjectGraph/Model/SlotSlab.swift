@@ -10,7 +10,10 @@
 /// `deinit`; the slab frees the memory when its last object is gone, and keeps the storage
 /// of the stored strings its slots defer until then.
 final class SlotSlab {
-  private let memory: UnsafeMutableRawPointer
+  /// The memory, which this slab frees; nil for a share of another slab.
+  private let memory: UnsafeMutableRawPointer?
+  /// The slab this one is a share of (see ``share()``).
+  private let whole: SlotSlab?
   /// The storages of the stored strings the slots defer (see ``StoredString``).
   private var strings: [StoredStrings] = []
 
@@ -27,7 +30,18 @@ final class SlotSlab {
   init(adopting values: UnsafeMutablePointer<PersistentValue>) {
     precondition(Self.fitsInPlace, "ObjectGraph: a slot does not fit in a value's memory")
     memory = UnsafeMutableRawPointer(values)
+    whole = nil
   }
+
+  private init(sharing whole: SlotSlab) {
+    memory = nil
+    self.whole = whole
+  }
+
+  /// A slab standing for this one, which it keeps: the objects loaded on one thread keep a
+  /// share of their own, so that the reference count they all write (one each) is one
+  /// thread's, not a cache line bounced between cores.
+  func share() -> SlotSlab { SlotSlab(sharing: self) }
 
   /// Turns the memory of the value at `value` (in the adopted memory, moved out and now
   /// uninitialized) into room for a slot.
@@ -52,6 +66,6 @@ final class SlotSlab {
   }
 
   deinit {
-    memory.deallocate()
+    memory?.deallocate()
   }
 }

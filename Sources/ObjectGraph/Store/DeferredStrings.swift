@@ -112,9 +112,12 @@ struct DeferredStrings: Sendable {
     private var current: Part
     private var next = 0
 
-    fileprivate init(_ parts: [Part]) {
+    /// A cursor at the first string of a value at or after `position`, in part `part`.
+    fileprivate init(_ parts: [Part], part: Int, position: Int) {
       self.parts = parts
-      current = parts.first ?? Part(storages: [], entries: [])
+      self.part = part
+      current = parts.isEmpty ? Part(storages: [], entries: []) : parts[part]
+      next = current.firstEntry(atOrAfter: position)
     }
 
     /// Passes over the strings of the values before `position` (those of removed objects)
@@ -153,8 +156,11 @@ struct DeferredStrings: Sendable {
     }
   }
 
-  /// A cursor at the first deferred string.
-  func makeCursor() -> Cursor { Cursor(parts) }
+  /// A cursor at the first deferred string of a value at or after `position`: a loader
+  /// working on a piece of the values starts there.
+  func makeCursor(at position: Int = 0) -> Cursor {
+    Cursor(parts, part: part(holding: position) ?? 0, position: position)
+  }
 
   init() {}
 
