@@ -172,9 +172,11 @@ import Testing
   /// A failure in any piece refuses the load, naming the first object at fault in stored
   /// order, whatever the other pieces made by then.
   @Test(arguments: [
-    // An object of 5 values near the end, in the last piece.
-    (8_950, "has 5 values", nil as Int?),
-    // A reference to no object, in the last piece, after every object is made.
+    // An object of 5 values in the first piece, or near the end, in the last.
+    (100, "has 5 values", nil as Int?),
+    (8_950, "has 5 values", nil),
+    // A reference to no object, after every object is made: in the first piece, or the last.
+    (100, "which is not a stored Box", nil),
     (8_990, "which is not a stored Box", nil),
     // A number stored twice, once in the first piece, once in the last.
     (8_999, "appears twice", 0),

@@ -75,11 +75,6 @@ final class EntityTable {
       && members[position].toOpaque() == Unmanaged.passUnretained(object).toOpaque()
   }
 
-  /// Makes room for `count` more objects.
-  func reserveCapacity(_ count: Int) {
-    members.reserveCapacity(members.count + count)
-  }
-
   /// The index of attribute `property`, if it is unique or indexed (built if the attribute
   /// indexes were not yet).
   func attributeIndex(_ property: Int) -> ValueIndex<PersistentValue>? {

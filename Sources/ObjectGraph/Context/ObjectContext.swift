@@ -275,15 +275,8 @@ public final class ObjectContext {
     // Taken out, not copied: the values are taken from a buffer no one else holds.
     var objects = contents.list.takePacked()
     registered.reserve(upTo: contents.nextObjectNumber, expectedCount: objects.liveCount)
-    var counts = [Int](repeating: 0, count: tables.count)
-    for position in 0..<objects.positionCount where objects.isLive(position) {
-      let entity = Int(objects.entities[position])
-      if counts.indices.contains(entity) { counts[entity] += 1 }
-    }
-    for (table, count) in zip(tables, counts) {
-      table.reserveCapacity(count)
-      table.deferAttributeIndexes()
-    }
+    // Their attribute indexes are built from all of them at once, below.
+    for table in tables { table.deferAttributeIndexes() }
     let loader = ObjectLoader(taking: &objects, into: self, tables: tables)
     try loader.makeObjects()
     try loader.register(in: &registered)

@@ -5,8 +5,8 @@
 /// objects in their stored order, the first and the last split into pieces that run on every
 /// core at once:
 /// 1. ``makeObjects()``, in pieces: each object is made with
-///    ``ModelBuildState/prepare(_:count:in:model:)``; its relationship slots keep their stored
-///    identifiers;
+///    ``ModelBuildState/prepare(_:count:in:retainedModel:)``; its relationship slots keep
+///    their stored identifiers;
 /// 2. ``register(in:)``, in order: each object joins the context's identity map, which finds
 ///    an identifier stored twice;
 /// 3. ``link(resolvingIn:)``, in pieces: each relationship's stored identifiers become the
@@ -79,7 +79,9 @@ final class ObjectLoader {
   /// The context the objects are loaded into, which keeps this loader no longer than it runs.
   private let context: Unmanaged<ObjectContext>
   /// The ranges of positions each piece loads, in order.
-  let pieces: [Range<Int>]
+  private let pieces: [Range<Int>]
+  /// The number of live objects of each entity.
+  private let memberCounts: [Int]
   /// The place in its table of each piece's first object of each entity, by piece then
   /// entity.
   private let firstMembers: [Int]
@@ -122,6 +124,7 @@ final class ObjectLoader {
       }
     }
     self.firstMembers = firstMembers
+    self.memberCounts = memberCounts
     entities = .allocate(capacity: tables.count)
     for (number, table) in tables.enumerated() {
       let model = table.model
@@ -175,11 +178,7 @@ final class ObjectLoader {
   ///   with the wrong number of values; the first in stored order.
   func makeObjects() throws {
     // Each object takes a reference to its model: retained here, on one thread, for all.
-    var counts = [Int](repeating: 0, count: entities.count)
-    for entity in entityNumbers where entities.indices.contains(Int(entity)) {
-      counts[Int(entity)] += 1
-    }
-    for (entity, count) in zip(entities, counts) {
+    for (entity, count) in zip(entities, memberCounts) {
       for _ in 0..<count { _ = entity.model.retain() }
     }
     var outcomes = [(valuesLeft: Range<Int>, error: (any Error)?)](
@@ -192,17 +191,18 @@ final class ObjectLoader {
     valuesLeft = outcomes.map(\.valuesLeft).filter { !$0.isEmpty }
     guard let error = outcomes.lazy.compactMap(\.error).first else { return }
     // The references retained for objects not made.
+    var notMade = memberCounts
     for position in made.indices where made[position] != nil {
-      counts[Int(entityNumbers[position])] -= 1
+      notMade[Int(entityNumbers[position])] -= 1
     }
-    for (entity, count) in zip(entities, counts) {
+    for (entity, count) in zip(entities, notMade) {
       for _ in 0..<count { entity.model.release() }
     }
     throw error
   }
 
-  /// Makes the objects at `positions`; returns the values it did not turn into slots (none
-  /// unless it failed) and why it failed.
+  /// Makes the objects of piece `piece`; returns the values it did not turn into slots
+  /// (none unless it failed) and why it failed.
   private func makeObjects(inPiece piece: Int) -> (valuesLeft: Range<Int>, error: (any Error)?) {
     let positions = pieces[piece]
     let state = ModelBuildState.current
