@@ -18,6 +18,30 @@ import Testing
     #expect(split == CRC32C.checksum(bytes))
   }
 
+  /// Runs long enough to be checksummed as three interleaved thirds give what a bit at a
+  /// time gives, at every length around the thresholds and from any earlier checksum.
+  @Test func interleavedChecksumsMatchABitwiseOne() {
+    func bitwise(_ crc: UInt32, _ bytes: ArraySlice<UInt8>) -> UInt32 {
+      var crc = ~crc
+      for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+      }
+      return ~crc
+    }
+    var random = SplitMix64(seed: 11)
+    let bytes = (0..<40_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    let third = CRC32C.interleavedMinimum
+    for count in [3 * third - 1, 3 * third, 3 * third + 1, 3 * third + 8, 3 * third + 23, 40_000] {
+      for start in [0, 1, 5] {
+        let slice = bytes[start..<count]
+        let expected = bitwise(0x1234_5678, slice)
+        slice.withUnsafeBytes { #expect(CRC32C.update(0x1234_5678, with: $0) == expected) }
+        slice.withUnsafeBytes { #expect(CRC32C.checksum($0) == bitwise(0, slice)) }
+      }
+    }
+  }
+
   @Test func varintsRoundTripAtTheirExtremes() throws {
     let unsigned: [UInt64] = [0, 1, 127, 128, 16_383, 16_384, UInt64(Int64.max), .max]
     let signed: [Int64] = [0, -1, 1, -64, 64, .min, .max]

@@ -2,7 +2,9 @@
 ///
 /// Polynomial 0x1EDC6F41 (reflected 0x82F63B78), initial value and final XOR 0xFFFFFFFF,
 /// the variant used by iSCSI, ext4 and SSE 4.2. Computed slicing-by-8: eight bytes per step
-/// through eight 256-entry tables.
+/// through eight 256-entry tables. Each step's table loads wait on the step before, so a
+/// long run is checksummed as three runs over its thirds at once, whose chains of loads
+/// overlap, and the three checksums are combined (``combine(_:_:secondCount:)``).
 enum CRC32C {
   /// The eight lookup tables, 256 entries each, laid out one after another.
   private static let tables: [UInt32] = {
@@ -34,27 +36,63 @@ enum CRC32C {
   ///
   /// `update(update(0, with: a), with: b) == checksum(a + b)`.
   static func update(_ checksum: UInt32, with bytes: UnsafeRawBufferPointer) -> UInt32 {
-    tables.withUnsafeBufferPointer { table in
-      var crc = ~checksum
+    // A third a multiple of eight bytes, long enough to pay for two combinations.
+    let third = bytes.count / 3 & ~7
+    guard third >= interleavedMinimum else {
+      return tables.withUnsafeBufferPointer { ~run(~checksum, bytes, from: 0, to: bytes.count, $0) }
+    }
+    let (first, second, last) = tables.withUnsafeBufferPointer { table in
+      var first = ~checksum
+      var second: UInt32 = ~0
+      var last: UInt32 = ~0
       var index = 0
-      let count = bytes.count
-      while count - index >= 8 {
-        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-        let low = UInt32(truncatingIfNeeded: word) ^ crc
-        let high = UInt32(truncatingIfNeeded: word >> 32)
-        crc =
-          table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
-          ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
-          ^ table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
-          ^ table[1 * 256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
+      while index < third {
+        first = step(first, bytes, index, table)
+        second = step(second, bytes, third + index, table)
+        last = step(last, bytes, 2 * third + index, table)
         index += 8
       }
-      while index < count {
-        crc = (crc >> 8) ^ table[Int((crc ^ UInt32(bytes[index])) & 0xFF)]
-        index += 1
-      }
-      return ~crc
+      return (~first, ~second, ~run(last, bytes, from: 3 * third, to: bytes.count, table))
     }
+    let firstTwo = combine(first, second, secondCount: third)
+    return combine(firstTwo, last, secondCount: bytes.count - 2 * third)
+  }
+
+  /// The fewest bytes a third of a run interleaved in three takes.
+  static let interleavedMinimum = 4_096
+
+  /// `crc` (inverted, as during a run) updated with `bytes[start..<end]`.
+  @inline(__always)
+  private static func run(
+    _ crc: UInt32, _ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int,
+    _ table: UnsafeBufferPointer<UInt32>
+  ) -> UInt32 {
+    var crc = crc
+    var index = start
+    while end - index >= 8 {
+      crc = step(crc, bytes, index, table)
+      index += 8
+    }
+    while index < end {
+      crc = (crc >> 8) ^ table[Int((crc ^ UInt32(bytes[index])) & 0xFF)]
+      index += 1
+    }
+    return crc
+  }
+
+  /// `crc` (inverted) updated with the eight bytes at `index`.
+  @inline(__always)
+  private static func step(
+    _ crc: UInt32, _ bytes: UnsafeRawBufferPointer, _ index: Int,
+    _ table: UnsafeBufferPointer<UInt32>
+  ) -> UInt32 {
+    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+    let low = UInt32(truncatingIfNeeded: word) ^ crc
+    let high = UInt32(truncatingIfNeeded: word >> 32)
+    return table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
+      ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
+      ^ table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
+      ^ table[1 * 256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
   }
 
   /// The checksum of `bytes`.
@@ -85,30 +123,39 @@ enum CRC32C {
 
   /// The checksum of `a + b` from the checksums of `a` and of `b` and the length of `b`
   /// (the method of zlib's `crc32_combine`: appending `b`'s zero-filled length to `a` is a
-  /// linear map on the 32 bits of its checksum, applied by repeated squaring).
+  /// linear map on the 32 bits of its checksum, the product of the maps for each power of
+  /// two in the length, ``zeroOperators``).
   ///
   /// - Complexity: O(log *n*) in `secondCount`.
   static func combine(_ first: UInt32, _ second: UInt32, secondCount: Int) -> UInt32 {
     guard secondCount > 0 else { return first }
-    // The operator for one zero bit, then two, four, eight... as 32×32 bit matrices.
-    var odd = [UInt32](repeating: 0, count: 32)
-    odd[0] = 0x82F6_3B78
-    for bit in 1..<32 { odd[bit] = 1 << UInt32(bit - 1) }
-    var even = square(odd)  // two zero bits
-    odd = square(even)  // four zero bits
     var crc = first
     var remaining = secondCount
-    repeat {
-      even = square(odd)  // one zero byte first, then 4, 16, ... zero bytes
-      if remaining & 1 != 0 { crc = times(even, crc) }
+    var power = 0
+    while remaining > 0 {
+      if remaining & 1 != 0 { crc = times(zeroOperators[power], crc) }
       remaining >>= 1
-      guard remaining > 0 else { break }
-      odd = square(even)
-      if remaining & 1 != 0 { crc = times(odd, crc) }
-      remaining >>= 1
-    } while remaining > 0
+      power += 1
+    }
     return crc ^ second
   }
+
+  /// The maps that append 2^k zero bytes to a checksum's input, for every k an `Int` count
+  /// can need, as 32×32 bit matrices (32 words each, one after another): made once, so a
+  /// combination multiplies a few matrices and squares none.
+  private static let zeroOperators: [[UInt32]] = {
+    // The operator for one zero bit, then two, four, eight: one zero byte.
+    var matrix = [UInt32](repeating: 0, count: 32)
+    matrix[0] = 0x82F6_3B78
+    for bit in 1..<32 { matrix[bit] = 1 << UInt32(bit - 1) }
+    for _ in 0..<3 { matrix = square(matrix) }
+    var operators = [matrix]
+    for _ in 1..<Int.bitWidth {
+      matrix = square(matrix)
+      operators.append(matrix)
+    }
+    return operators
+  }()
 
   private static func times(_ matrix: [UInt32], _ vector: UInt32) -> UInt32 {
     var sum: UInt32 = 0
