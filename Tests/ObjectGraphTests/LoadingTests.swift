@@ -97,6 +97,25 @@ import Testing
     #expect(error.objectID == ObjectID(rawValue: 1))
   }
 
+  /// Identifiers far beyond the population (a store whose objects were mostly deleted long
+  /// ago) go to the identity map's dictionary: they load, link and are refused twice as
+  /// well as dense ones.
+  @Test func sparseIdentifiersLoadAndRepeatedOnesAreRefused() throws {
+    let far: UInt64 = 5_000_000
+    let context = try load([
+      Self.box(1, "root", children: [far, far + 7]), Self.box(far, "far", parent: 1),
+      Self.box(far + 7, "farther", parent: 1),
+    ])
+    let root = try #require(context.object(with: ObjectID(rawValue: 1)) as? Box)
+    #expect(root.children.map(\.title) == ["far", "farther"])
+    #expect(root.children.allSatisfy { $0.parent === root })
+    let error = try #require(throws: ObjectGraphError.self) {
+      _ = try load([Self.box(1, "root"), Self.box(far, "far"), Self.box(far, "again")])
+    }
+    #expect(error.message.contains("appears twice"), "\(error.message)")
+    #expect(error.objectID == ObjectID(rawValue: far))
+  }
+
   // MARK: Loading in pieces
 
   /// 8,000 boxes and 1,000 tags, numbered from 1 in stored order, a tag after every eighth

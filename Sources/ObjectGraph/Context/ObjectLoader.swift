@@ -284,18 +284,41 @@ final class ObjectLoader {
   ///
   /// - Throws: ``ObjectGraphError/Code/corruptStore`` for an identifier stored twice.
   func register(in registered: inout ObjectNumberMap<ManagedObject>) throws {
-    for position in made.indices {
-      heldFrom = position + 1
-      guard let object = made[position] else { continue }
-      // Handed over with the loader's reference: no retain and release here.
-      guard registered.insert(object.takeRetainedValue(), for: ids[position]) else {
-        let id = ids[position]
-        throw ObjectGraphError(
-          .corruptStore, "stored object \(id) appears twice",
-          entity: entities[Int(entityNumbers[position])].model.takeUnretainedValue().name,
-          objectID: id)
+    var position = 0
+    defer { heldFrom = position }
+    // Handed over with the loader's references: no retain and release here. The numbers in
+    // the map's array part (reserved for the load: all of them, unless they are sparse)
+    // are written in place, without a uniqueness check for each.
+    try registered.fillArrayPart { places, filled in
+      while position < made.count {
+        guard let object = made[position] else {
+          position += 1
+          continue
+        }
+        let number = ids[position].rawValue
+        guard number < UInt64(places.count) else { return }
+        guard places[Int(number)] == nil else { throw storedTwice(at: position) }
+        places[Int(number)] = object.takeRetainedValue()
+        position += 1
+        filled += 1
       }
     }
+    while position < made.count {
+      position += 1
+      guard let object = made[position - 1] else { continue }
+      guard registered.insert(object.takeRetainedValue(), for: ids[position - 1]) else {
+        throw storedTwice(at: position - 1)
+      }
+    }
+  }
+
+  /// The error for the object at `position`, whose identifier an object before it has.
+  private func storedTwice(at position: Int) -> ObjectGraphError {
+    let id = ids[position]
+    return ObjectGraphError(
+      .corruptStore, "stored object \(id) appears twice",
+      entity: entities[Int(entityNumbers[position])].model.takeUnretainedValue().name,
+      objectID: id)
   }
 
   // MARK: Linking

@@ -84,6 +84,19 @@ struct ObjectNumberMap<Value> {
     return true
   }
 
+  /// Lends `body` the memory of the array part (the values of the numbers below its count,
+  /// `nil` where there is none) to add values in place, with one uniqueness check for all:
+  /// a context loading a store's objects adds them this way. `body` may only fill places
+  /// that hold `nil`, and counts each one it fills in its second argument (kept even if it
+  /// throws).
+  mutating func fillArrayPart(
+    _ body: (UnsafeMutableBufferPointer<Value?>, inout Int) throws -> Void
+  ) rethrows {
+    var filled = 0
+    defer { count += filled }
+    try dense.withUnsafeMutableBufferPointer { try body($0, &filled) }
+  }
+
   /// Every value, in object-number order for those in the array.
   var values: [Value] {
     var result: [Value] = []
