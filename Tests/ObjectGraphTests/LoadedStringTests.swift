@@ -165,7 +165,7 @@ import Testing
     #expect(!stack.context.hasChanges, "nil set to nil is no change")
   }
 
-  /// A store big enough for a snapshot in several parts (one per core, at least 8,192
+  /// A store big enough for a snapshot in several parts (four per core, at least 8,192
   /// objects each) decodes them at once; boxes and tags have different numbers of values,
   /// so each part's room has some left over.
   @Test func aSnapshotOfSeveralPartsLoadsAsSaved() throws {

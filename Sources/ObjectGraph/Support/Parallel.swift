@@ -8,11 +8,12 @@ import Dispatch
 
 /// Runs independent pieces of work on the machine's cores.
 enum Parallel {
-  /// The number of pieces a job of `count` items is worth splitting into: one per core (at
-  /// most four), each of at least `minimumPerPiece` items.
-  static func pieceCount(for count: Int, minimumPerPiece: Int) -> Int {
+  /// The number of pieces a job of `count` items is worth splitting into: `piecesPerCore`
+  /// per core (of at most four cores), each of at least `minimumPerPiece` items. More pieces
+  /// than cores let a core that is free take the pieces of one busy with other work.
+  static func pieceCount(for count: Int, minimumPerPiece: Int, piecesPerCore: Int = 1) -> Int {
     let cores = min(max(ProcessInfoCores.active, 1), 4)
-    return max(1, min(cores, count / max(minimumPerPiece, 1)))
+    return max(1, min(cores * piecesPerCore, count / max(minimumPerPiece, 1)))
   }
 
   /// Calls `body(i)` for every `i` in `0..<count`, on as many threads as there are cores,

@@ -103,8 +103,10 @@ struct RecordWriter: ~Copyable {
   /// - Parameters:
   ///   - inParts: Whether to write a snapshot in parts (format version 2), encoded on as
   ///     many threads as there are parts; a version 1 file takes a plain snapshot.
-  ///   - partCount: The number of parts; by default one per core, each of at least
-  ///     ``BinaryFormat/minimumObjectsPerPart`` objects.
+  ///   - partCount: The number of parts; by default four per core, each of at least
+  ///     ``BinaryFormat/minimumObjectsPerPart`` objects, so that the cores of a reader take
+  ///     parts as they are free (one per core left a reader's main thread waiting for a
+  ///     worker that was slower to start).
   static func encodeSnapshot(
     _ objects: ObjectList, nextObjectNumber: UInt64, inParts: Bool = true, partCount: Int? = nil
   ) throws -> Record {
@@ -118,7 +120,8 @@ struct RecordWriter: ~Copyable {
     let partCount = max(
       partCount
         ?? Parallel.pieceCount(
-          for: objects.count, minimumPerPiece: BinaryFormat.minimumObjectsPerPart), 1)
+          for: objects.count, minimumPerPiece: BinaryFormat.minimumObjectsPerPart,
+          piecesPerCore: 4), 1)
     let bounds = (0...partCount).map { objects.positionCount * $0 / partCount }
     var parts = [EncodedPart?](repeating: nil, count: partCount)
     parts.withUnsafeMutableBufferPointer { parts in
