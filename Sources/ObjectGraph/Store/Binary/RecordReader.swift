@@ -368,10 +368,9 @@ struct RecordReader {
       let bytes = try reader.readBytes(try reader.readCount())
       return .data(Data(bytes))
     case .uuid:
+      // Loaded whole: copying the bytes into a zeroed tuple called `memmove` for each.
       let bytes = try reader.readBytes(16)
-      var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-      withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
-      return .uuid(UUID(uuid: uuid))
+      return .uuid(UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)))
     case .url:
       return .url(try readURL(depth: 0))
     case .reference:
