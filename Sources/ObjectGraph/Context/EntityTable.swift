@@ -1,5 +1,3 @@
-import Dispatch
-
 /// One entity's live objects in a context (inserted or saved, not deleted) and the indexes
 /// over them.
 final class EntityTable {
@@ -28,7 +26,7 @@ final class EntityTable {
   /// all at once. Opening 100,000 objects to browse them then costs no index work.
   @exclusivity(unchecked) private(set) var attributeIndexesAreBuilt = true
   /// The build of the attribute indexes running on another thread, if any.
-  @exclusivity(unchecked) private var pendingBuild: AttributeIndexBuild?
+  @exclusivity(unchecked) private var pendingBuild: BackgroundBuild<[ValueIndex<PersistentValue>?]>?
   /// The fewest objects whose attribute indexes are built on another thread when loaded.
   static let backgroundBuildThreshold = 4_096
   /// The inverse (to-many) property of each to-one relationship indexed for nil only.
@@ -102,10 +100,10 @@ final class EntityTable {
       members.count >= Self.backgroundBuildThreshold,
       indexedProperties.contains(where: { storedAttributeIndexes[$0] != nil })
     else { return }
-    let build = AttributeIndexBuild(
-      members: members, indexes: storedAttributeIndexes, properties: indexedProperties)
-    pendingBuild = build
-    DispatchQueue.global(qos: .userInitiated).async { build.run() }
+    let (members, indexes, properties) = (members, storedAttributeIndexes, indexedProperties)
+    pendingBuild = BackgroundBuild {
+      Self.attributeIndexes(members: members, indexes: indexes, properties: properties)
+    }
   }
 
   /// Builds the attribute indexes from the live objects, unless built already (taking a
@@ -116,11 +114,11 @@ final class EntityTable {
     guard !attributeIndexesAreBuilt else { return }
     attributeIndexesAreBuilt = true
     if let pendingBuild {
-      storedAttributeIndexes = pendingBuild.waitForIndexes()
+      storedAttributeIndexes = pendingBuild.value
       self.pendingBuild = nil
       return
     }
-    storedAttributeIndexes = AttributeIndexBuild.build(
+    storedAttributeIndexes = Self.attributeIndexes(
       members: members, indexes: storedAttributeIndexes, properties: indexedProperties)
   }
 
@@ -290,40 +288,13 @@ final class EntityTable {
   }
 }
 
-/// A build of a table's attribute indexes, run on another thread while the objects are
-/// browsed (see ``EntityTable/startBuildingAttributeIndexes()``).
-///
-/// Unchecked sendable: the build reads the objects' indexed attribute slots, and the table
-/// lets none of them change, nor takes the indexes, before ``waitForIndexes()`` returns (nor
-/// lets one of them go: the objects are the table's, unretained).
-private final class AttributeIndexBuild: @unchecked Sendable {
-  private let members: [Unmanaged<ManagedObject>]
-  private var indexes: [ValueIndex<PersistentValue>?]
-  private let properties: [Int]
-  private let done = DispatchSemaphore(value: 0)
-
-  init(
-    members: [Unmanaged<ManagedObject>], indexes: [ValueIndex<PersistentValue>?],
-    properties: [Int]
-  ) {
-    self.members = members
-    self.indexes = indexes
-    self.properties = properties
-  }
-
-  func run() {
-    indexes = Self.build(members: members, indexes: indexes, properties: properties)
-    done.signal()
-  }
-
-  /// The indexes, once the build is done.
-  func waitForIndexes() -> [ValueIndex<PersistentValue>?] {
-    done.wait()
-    return indexes
-  }
-
-  /// Adds every object to the (empty) index of each indexed attribute.
-  static func build(
+extension EntityTable {
+  /// `indexes` (empty) with every object of `members` added to the index of each indexed
+  /// attribute. Run on another thread while the objects are browsed (see
+  /// ``startBuildingAttributeIndexes()``): it reads the members' indexed attribute slots,
+  /// and the table lets none of them change, nor takes the indexes, before the build's
+  /// value is taken (nor lets one of them go: the objects are the table's, unretained).
+  fileprivate static func attributeIndexes(
     members: [Unmanaged<ManagedObject>], indexes: [ValueIndex<PersistentValue>?],
     properties: [Int]
   ) -> [ValueIndex<PersistentValue>?] {

@@ -35,7 +35,8 @@ public final class BinaryStore: PersistentStore {
     var header: BinaryStoreHeader
     /// Which objects exist and how long their lists are: enough to check a changeset.
     /// Opening a file builds them on another core while its objects are loaded
-    /// (``ObjectShapes/Build``); the first use waits for them.
+    /// (``ObjectShapes/build(schema:gathered:sampledObjectBytes:sampledObjectCount:)``);
+    /// the first use takes them over or waits for them.
     var shapes: ObjectShapes {
       get { builtShapes ?? shapesBuild!.value }
       _modify {
@@ -47,7 +48,7 @@ public final class BinaryStore: PersistentStore {
       }
     }
     private var builtShapes: ObjectShapes?
-    private var shapesBuild: ObjectShapes.Build?
+    private var shapesBuild: BackgroundBuild<ObjectShapes>?
     /// The objects replayed when the file was opened, kept only until the first ``load()``
     /// (the container's); later loads and compactions replay the file again.
     var openedContents: StoreContents?
@@ -60,7 +61,7 @@ public final class BinaryStore: PersistentStore {
     /// The shapes of an opened file: built already, or being built.
     enum InitialShapes {
       case built(ObjectShapes)
-      case building(ObjectShapes.Build)
+      case building(BackgroundBuild<ObjectShapes>)
     }
 
     init(
@@ -304,7 +305,7 @@ public final class BinaryStore: PersistentStore {
           schema: schema, graph: replay.graph, snapshotLists: $0,
           changed: replay.changedSinceSnapshot)
       } ?? ObjectShapes.Gathered(schema: schema, contents: contents)
-    let shapes = ObjectShapes.Build(
+    let shapes = ObjectShapes.build(
       schema: schema, gathered: gathered,
       sampledObjectBytes: replay.graph.sampledObjectBytes,
       sampledObjectCount: replay.graph.sampledObjectCount)

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// What an open ``BinaryStore`` remembers about its live objects between saves: which exist,
 /// of which entity, and how long each ordered list is. That is enough to refuse a changeset
 /// that does not fit (an update or delete of an unknown object, an insert of a known one, a
@@ -181,30 +179,18 @@ struct ObjectShapes {
     }
   }
 
-  /// Shapes being built on another core, for a store whose contents are being loaded
-  /// meanwhile: the store waits for them at its first save (or whatever else reads them).
+  /// Starts building the shapes of `gathered`, with an object size sample, on another core
+  /// (``BackgroundBuild``), for a store whose contents are being loaded meanwhile: the
+  /// store takes them at its first save (or whatever else reads them first).
   ///
-  /// Safe to share: the build reads only the ``Gathered`` values it was given, and writes
-  /// its result before it signals the group that every reader waits on first.
-  final class Build: @unchecked Sendable {
-    private let group = DispatchGroup()
-    private var shapes: ObjectShapes?
-
-    /// Starts building the shapes of `gathered`, with an object size sample.
-    init(
-      schema: Schema, gathered: Gathered, sampledObjectBytes: Int, sampledObjectCount: Int
-    ) {
-      DispatchQueue.global(qos: .userInitiated).async(group: group) {
-        var shapes = ObjectShapes(schema: schema, gathered: gathered)
-        shapes.sampleObjectSize(bytes: sampledObjectBytes, count: sampledObjectCount)
-        self.shapes = shapes
-      }
-    }
-
-    /// The shapes, once built.
-    var value: ObjectShapes {
-      group.wait()
-      return shapes!
+  /// Safe to share: the build reads only the ``Gathered`` values it was given.
+  static func build(
+    schema: Schema, gathered: Gathered, sampledObjectBytes: Int, sampledObjectCount: Int
+  ) -> BackgroundBuild<ObjectShapes> {
+    BackgroundBuild {
+      var shapes = ObjectShapes(schema: schema, gathered: gathered)
+      shapes.sampleObjectSize(bytes: sampledObjectBytes, count: sampledObjectCount)
+      return shapes
     }
   }
 

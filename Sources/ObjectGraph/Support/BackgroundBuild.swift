@@ -1,0 +1,53 @@
+import Dispatch
+import Synchronization
+
+/// Work that is started on another thread, at utility priority, and taken over by the first
+/// thread that needs its result before that thread gets to it.
+///
+/// Speculative work (indexes and shapes of a store just opened) must not take a core from
+/// the app's own thread: on Linux, libdispatch runs user-initiated work at nice −2, ahead of
+/// the main thread, and a neighbour busy on the machine then left the app's walk of its
+/// objects with half a core. At utility priority (nice 2) it gives way; and a thread that
+/// asks for the result before the work has started does it itself, so it never waits on a
+/// low-priority thread that has not run (if the work is running, it waits for it).
+///
+/// ```swift
+/// let build = BackgroundBuild { expensiveIndex(of: objects) }
+/// // ... later, on the thread that needs it:
+/// let index = build.value
+/// ```
+///
+/// Unchecked sendable: `work` runs exactly once, on whichever thread claims it first, and
+/// its result is written before the group every reader waits on is left. Whoever makes a
+/// build promises that `work` may run on another thread (it reads nothing that changes
+/// before ``value`` returns).
+final class BackgroundBuild<Result>: @unchecked Sendable {
+  private let work: () -> Result
+  private let claimed = Atomic<Bool>(false)
+  private let group = DispatchGroup()
+  private var result: Result?
+
+  /// Starts `work` on a global queue at utility priority.
+  init(_ work: @escaping () -> Result) {
+    self.work = work
+    group.enter()
+    DispatchQueue.global(qos: .utility).async { self.runIfUnclaimed() }
+  }
+
+  /// The result: computed on this thread if the other has not started, else waited for.
+  var value: Result {
+    runIfUnclaimed()
+    group.wait()
+    return result!
+  }
+
+  /// Runs the work if no thread has claimed it yet.
+  private func runIfUnclaimed() {
+    guard
+      claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+        .exchanged
+    else { return }
+    result = work()
+    group.leave()
+  }
+}

@@ -1,0 +1,43 @@
+import Dispatch
+import Synchronization
+import Testing
+
+@testable import ObjectGraph
+
+/// Work started on another thread runs once, whichever thread gets to it first, and every
+/// thread asking for its result gets that one result.
+@Suite struct BackgroundBuildTests {
+  @Test func theWorkRunsOnceWhoeverAsksFirst() {
+    for round in 0..<200 {
+      let runs = Mutex(0)
+      let build = BackgroundBuild {
+        runs.withLock { $0 += 1 }
+        return round
+      }
+      // Asked at once from several threads, often before the queue has started the work,
+      // sometimes after: either way, one run.
+      var results = [Int](repeating: -1, count: 4)
+      results.withUnsafeMutableBufferPointer { results in
+        let shared = UncheckedSendable(results)
+        DispatchQueue.concurrentPerform(iterations: 4) { shared.value[$0] = build.value }
+      }
+      #expect(results == [round, round, round, round])
+      #expect(build.value == round)
+      #expect(runs.withLock { $0 } == 1)
+    }
+  }
+
+  @Test func aResultMadeOnTheOtherThreadIsWaitedFor() {
+    let started = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let build = BackgroundBuild {
+      started.signal()
+      release.wait()
+      return "built"
+    }
+    // The queue has claimed the work: asking now waits for it instead of running it again.
+    started.wait()
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { release.signal() }
+    #expect(build.value == "built")
+  }
+}
