@@ -30,6 +30,12 @@ import Testing
     reference[10] = .string("changed")
     #expect(values[0..<values.count] == reference)
     #expect(values[10] == .string("changed"))
+    // A removed object's values become `.null`s in place, a copy keeping its own.
+    let copy = values
+    values.nullify(3..<7)
+    for index in 3..<7 { reference[index] = .null }
+    #expect(values[0..<values.count] == reference)
+    #expect(copy[3..<7] != reference[3..<7])
   }
 
   @Test func aCopyIsNotChangedByTheOriginal() {

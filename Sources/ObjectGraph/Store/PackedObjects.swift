@@ -385,7 +385,7 @@ struct PackedObjects: Sendable {
   /// was most of replaying a delete).
   mutating func remove(at position: Int) {
     guard isLive(position) else { return }
-    for index in valueRange(position) { values[index] = .null }
+    values.nullify(valueRange(position))
     entities[position] = Self.removed
     liveCount -= 1
   }

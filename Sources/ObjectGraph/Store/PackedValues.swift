@@ -66,6 +66,14 @@ struct PackedValues: @unchecked Sendable {
     }
   }
 
+  /// Replaces the values at `range` with `.null`, freeing what they held: with one
+  /// uniqueness check for all of them, where one value at a time took one each.
+  mutating func nullify(_ range: Range<Int>) {
+    precondition(range.lowerBound >= 0 && range.upperBound <= buffer.count, "range out of range")
+    makeUnique(capacity: buffer.capacity)
+    (buffer.base + range.lowerBound).update(repeating: .null, count: range.count)
+  }
+
   /// The values at `range`, as an array.
   subscript(range: Range<Int>) -> [PersistentValue] {
     precondition(range.lowerBound >= 0 && range.upperBound <= buffer.count, "range out of range")
