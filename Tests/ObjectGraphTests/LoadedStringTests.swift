@@ -261,6 +261,14 @@ import Testing
     #expect((0..<20).compactMap { strings.string(at: $0)?.value } == all.map { "at \($0)" })
     var cursor = strings.makeCursor()
     #expect((0..<20).compactMap { cursor.string(at: $0)?.value } == all.map { "at \($0)" })
+    // A loader's piece starts its cursor anywhere: before, at, between and after strings,
+    // in a part or past its last.
+    for start in 0...16 {
+      var piece = strings.makeCursor(at: start)
+      #expect(
+        (start..<20).compactMap { piece.string(at: $0)?.value }
+          == all.filter { $0 >= start }.map { "at \($0)" }, "from \(start)")
+    }
     #expect(strings.strings(in: 5..<11).map(\.position) == [6, 9, 10])
     strings.discard(6..<10)
     #expect(strings.strings(in: 0..<20).map(\.position) == [1, 4, 10, 15])

@@ -45,7 +45,8 @@ final class ModelBuildState {
     /// The model of the object being materialized, retained for it by the loader.
     var preparedModel: Unmanaged<EntityModel>?
     @usableFromInline var nextPrepared: Int32 = 0
-    /// The model handed to the object being materialized or described, if known.
+    /// The model handed to the object being created or described, if known (a materialized
+    /// object takes ``preparedModel``).
     var model: EntityModel?
 
     /// The property number of the next wrapper of an object being materialized.
@@ -95,7 +96,7 @@ final class ModelBuildState {
     hot.deallocate()
   }
   var blueprints: [PropertyBlueprint] = []
-  /// The model handed to the object being materialized or described, if known.
+  /// The model handed to the object being created or described, if known.
   var model: EntityModel? {
     get { hot.pointee.model }
     set { hot.pointee.model = newValue }
