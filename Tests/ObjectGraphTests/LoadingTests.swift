@@ -175,6 +175,13 @@ import Testing
     let tagName = "tag 999"
     let tags = try context.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.name == tagName }))
     #expect(tags.map(\.name) == [tagName])
+    // The unique ids are indexed on another thread from the values each piece noted as it
+    // made its boxes: each id finds its own box, in every piece.
+    for title in ["box 0", "box 2047", "box 2048", "box 5555", "box 7999"] {
+      let id = byTitle[title]!.id
+      let found = try context.fetch(FetchDescriptor<Box>(predicate: #Predicate { $0.id == id }))
+      #expect(found.map(\.title) == [title])
+    }
     #expect(try context.fetchCount(FetchDescriptor<Tag>()) == 1_000)
     // Each object knows its place in its table: deleting objects of every piece takes
     // exactly them out. Box 7,999 takes the chain below it (boxes 4,001 to 7,998) with it,

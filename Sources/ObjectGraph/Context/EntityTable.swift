@@ -91,18 +91,30 @@ final class EntityTable {
     attributeIndexesAreBuilt = false
   }
 
+  /// The attributes the table indexes (unique or indexed), by property number.
+  var indexedAttributes: [Int] {
+    indexedProperties.filter { storedAttributeIndexes[$0] != nil }
+  }
+
   /// Starts building deferred attribute indexes of many objects on another thread, so a
   /// fetch or save that needs them finds them ready: opening a store then leaves them off
   /// its path. Until the build is taken (``buildAttributeIndexes()``), every change to the
   /// table or to an indexed attribute of its objects waits for it first.
-  func startBuildingAttributeIndexes() {
+  ///
+  /// - Parameter values: The members' indexed attribute values as they are now, noted by
+  ///   the loader that made them, which the build then reads instead of the objects.
+  func startBuildingAttributeIndexes(from values: IndexedAttributeValues? = nil) {
     guard !attributeIndexesAreBuilt, pendingBuild == nil,
       members.count >= Self.backgroundBuildThreshold,
       indexedProperties.contains(where: { storedAttributeIndexes[$0] != nil })
     else { return }
+    precondition(
+      values == nil || values!.memberCount == members.count,
+      "ObjectGraph: attribute values noted for other objects than the table's")
     let (members, indexes, properties) = (members, storedAttributeIndexes, indexedProperties)
     pendingBuild = BackgroundBuild {
-      Self.attributeIndexes(members: members, indexes: indexes, properties: properties)
+      Self.attributeIndexes(
+        members: members, indexes: indexes, properties: properties, values: values)
     }
   }
 
@@ -291,19 +303,22 @@ final class EntityTable {
 extension EntityTable {
   /// `indexes` (empty) with every object of `members` added to the index of each indexed
   /// attribute. Run on another thread while the objects are browsed (see
-  /// ``startBuildingAttributeIndexes()``): it reads the members' indexed attribute slots,
-  /// and the table lets none of them change, nor takes the indexes, before the build's
-  /// value is taken (nor lets one of them go: the objects are the table's, unretained).
+  /// ``startBuildingAttributeIndexes(from:)``): it reads the members' indexed attribute
+  /// slots (or `values`, noted as they are), and the table lets none of them change, nor
+  /// takes the indexes, before the build's value is taken (nor lets one of them go: the
+  /// objects are the table's, unretained).
   fileprivate static func attributeIndexes(
     members: [Unmanaged<ManagedObject>], indexes: [ValueIndex<PersistentValue>?],
-    properties: [Int]
+    properties: [Int], values: IndexedAttributeValues? = nil
   ) -> [ValueIndex<PersistentValue>?] {
     var indexes = indexes
     for property in properties where indexes[property] != nil {
-      var keys: [PersistentValue] = []
-      keys.reserveCapacity(members.count)
-      for member in members {
-        keys.append(member._withUnsafeGuaranteedRef { $0.slots[property].value })
+      if let values, let column = values.column(for: property) {
+        withExtendedLifetime(values) { indexes[property]!.add(members, for: column) }
+        continue
+      }
+      let keys = members.map { member in
+        member._withUnsafeGuaranteedRef { $0.slots[property].value }
       }
       indexes[property]!.add(members, for: keys)
     }

@@ -269,8 +269,8 @@ public final class ObjectContext {
 
   // MARK: Loading
 
-  /// Makes the stored objects, on every core (see ``ObjectLoader``), then starts building
-  /// their attribute indexes on another thread.
+  /// Makes the stored objects, on every core (see ``ObjectLoader``), which also starts
+  /// building their attribute indexes on another thread.
   private func materialize(_ contents: consuming StoreContents) throws {
     // Taken out, not copied: the values are taken from a buffer no one else holds.
     var objects = contents.list.takePacked()
@@ -282,7 +282,6 @@ public final class ObjectContext {
     try loader.register(in: &registered)
     try loader.link(resolvingIn: registered)
     loader.addToTables()
-    for table in tables { table.startBuildingAttributeIndexes() }
   }
 
   // MARK: Helpers

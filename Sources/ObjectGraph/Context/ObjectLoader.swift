@@ -43,6 +43,10 @@ final class ObjectLoader {
     var indexedToOne: UnsafeBufferPointer<(property: Int, indexesOnlyNone: Bool)>
     /// The entity's objects in stored order, each at its place in the table.
     var members: UnsafeMutableBufferPointer<Unmanaged<ManagedObject>>
+    /// The table's indexed attributes (``EntityTable/indexedAttributes``), whose values the
+    /// loader notes in ``attributeValues`` (nil when there are none).
+    var indexedAttributes: UnsafeBufferPointer<Int>
+    var attributeValues: Unmanaged<IndexedAttributeValues>?
   }
 
   /// What linking needs of a relationship.
@@ -87,6 +91,9 @@ final class ObjectLoader {
   private let firstMembers: [Int]
   /// The to-one index entries of the objects, by entity.
   private var entries: [[EntityTable.LoadedEntry]] = []
+  /// The indexed attribute values of each entity's objects, which its attribute index build
+  /// reads instead of the objects (kept here: ``Entity`` holds them unretained).
+  private let attributeValues: [IndexedAttributeValues?]
   /// The object made at each position (nil for a removed object), held by the loader at
   /// positions from ``heldFrom`` on, and by the identity map before.
   private let made: UnsafeMutableBufferPointer<Unmanaged<ManagedObject>?>
@@ -125,6 +132,12 @@ final class ObjectLoader {
     }
     self.firstMembers = firstMembers
     self.memberCounts = memberCounts
+    let attributeValues = zip(tables, memberCounts).map { table, count in
+      let attributes = table.indexedAttributes
+      return attributes.isEmpty
+        ? nil : IndexedAttributeValues(properties: attributes, memberCount: count)
+    }
+    self.attributeValues = attributeValues
     entities = .allocate(capacity: tables.count)
     for (number, table) in tables.enumerated() {
       let model = table.model
@@ -139,7 +152,9 @@ final class ObjectLoader {
             }),
           table: Unmanaged.passUnretained(table),
           indexedToOne: Self.copy(table.indexedToOneRelationships),
-          members: .allocate(capacity: memberCounts[number])))
+          members: .allocate(capacity: memberCounts[number]),
+          indexedAttributes: Self.copy(attributeValues[number]?.properties ?? []),
+          attributeValues: attributeValues[number].map { Unmanaged.passUnretained($0) }))
     }
     made = .allocate(capacity: count)
     made.initialize(repeating: nil)
@@ -161,6 +176,7 @@ final class ObjectLoader {
       entity.relationships.deallocate()
       entity.indexedToOne.deallocate()
       entity.members.deallocate()
+      entity.indexedAttributes.deallocate()
     }
     entities.deallocate()
   }
@@ -215,6 +231,15 @@ final class ObjectLoader {
     // The place in its table of the piece's next object of each entity.
     var nextMembers = Array(
       firstMembers[(piece * entities.count)..<((piece + 1) * entities.count)])
+    // The piece's places in the columns of indexed attribute values, initialized before any
+    // object is made (so that every place is, whatever happens next).
+    for (number, entity) in entities.enumerated() {
+      guard let values = entity.attributeValues else { continue }
+      let end =
+        piece + 1 < pieces.count
+        ? firstMembers[(piece + 1) * entities.count + number] : memberCounts[number]
+      values._withUnsafeGuaranteedRef { $0.prepare(members: nextMembers[number]..<end) }
+    }
     do {
       try state.run(.materialize, model: nil) {
         for position in positions where entityNumbers[position] != PackedObjects.removed {
@@ -258,15 +283,25 @@ final class ObjectLoader {
             }
           }
           firstValueLeft = range.upperBound
-          state.prepare(
-            SlotSlab.slots(of: run, count: count), count: count, in: share,
-            retainedModel: entity.model)
+          let slots = SlotSlab.slots(of: run, count: count)
+          let member = nextMembers[entityNumber]
+          nextMembers[entityNumber] = member + 1
+          // Indexed attributes hold values (their strings decoded above), noted for the
+          // index build while they are in the cache.
+          if let values = entity.attributeValues {
+            for (column, property) in entity.indexedAttributes.enumerated() {
+              if case .value(let value) = slots[property] {
+                values._withUnsafeGuaranteedRef {
+                  $0.set(value, attribute: column, member: member)
+                }
+              }
+            }
+          }
+          state.prepare(slots, count: count, in: share, retainedModel: entity.model)
           let object = entity.type.init()
           object.storedObjectID = id
           object.lifecycle = .persisted
           object.trackingReference = context
-          let member = nextMembers[entityNumber]
-          nextMembers[entityNumber] = member + 1
           object.tableIndex = member
           entity.members[member] = Unmanaged.passUnretained(object)
           made[position] = Unmanaged.passRetained(object)
@@ -438,11 +473,14 @@ final class ObjectLoader {
 
   // MARK: Tables
 
-  /// Hands each entity's table its objects, in stored order, and their to-one index entries.
+  /// Hands each entity's table its objects, in stored order, and their to-one index
+  /// entries, and starts building its attribute indexes on another thread from the values
+  /// noted (``EntityTable/startBuildingAttributeIndexes(from:)``).
   func addToTables() {
     for (number, entity) in entities.enumerated() {
-      entity.table._withUnsafeGuaranteedRef {
-        $0.adoptLoaded(Array(entity.members), entries: entries[number])
+      entity.table._withUnsafeGuaranteedRef { table in
+        table.adoptLoaded(Array(entity.members), entries: entries[number])
+        table.startBuildingAttributeIndexes(from: attributeValues[number])
       }
     }
   }

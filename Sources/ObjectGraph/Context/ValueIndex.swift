@@ -85,7 +85,9 @@ struct ValueIndex<Key: IndexKey> {
   /// random place of a table that, for 100,000 keys, no longer fits the faster caches.
   ///
   /// - Complexity: O(*n*) in the number of keys.
-  mutating func add(_ objects: [Unmanaged<ManagedObject>], for keys: [Key]) {
+  mutating func add<Keys: RandomAccessCollection<Key>>(
+    _ objects: [Unmanaged<ManagedObject>], for keys: Keys
+  ) where Keys.Index == Int {
     precondition(objects.count == keys.count, "one key per object")
     guard entries.isEmpty else {
       for (object, key) in zip(objects, keys) { add(object.takeUnretainedValue(), for: key) }
