@@ -235,10 +235,10 @@ final class ObjectLoader {
     // object is made (so that every place is, whatever happens next).
     for (number, entity) in entities.enumerated() {
       guard let values = entity.attributeValues else { continue }
-      let end =
+      let endMember =
         piece + 1 < pieces.count
         ? firstMembers[(piece + 1) * entities.count + number] : memberCounts[number]
-      values._withUnsafeGuaranteedRef { $0.prepare(members: nextMembers[number]..<end) }
+      values._withUnsafeGuaranteedRef { $0.prepare(members: nextMembers[number]..<endMember) }
     }
     do {
       try state.run(.materialize, model: nil) {
