@@ -22,7 +22,9 @@ import Synchronization
 /// build promises that `work` may run on another thread (it reads nothing that changes
 /// before ``value`` returns).
 final class BackgroundBuild<Result>: @unchecked Sendable {
-  private let work: () -> Result
+  /// The work until it runs: let go of then, with what it captured (a load's gathered ids,
+  /// its noted attribute values), rather than when the result is taken.
+  private var work: (() -> Result)?
   private let claimed = Atomic<Bool>(false)
   private let group = DispatchGroup()
   private var result: Result?
@@ -47,7 +49,7 @@ final class BackgroundBuild<Result>: @unchecked Sendable {
       claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         .exchanged
     else { return }
-    result = work()
+    result = work.take()!()
     group.leave()
   }
 }
