@@ -43,8 +43,15 @@ public struct ObjectGraphError: Error, CustomStringConvertible, Sendable {
     public static let storeInUse = Code(rawValue: "storeInUse")
     /// The store is closed.
     public static let storeClosed = Code(rawValue: "storeClosed")
-    /// Reading or writing the store's file failed.
+    /// Reading or writing the store's file failed. A save that throws it wrote nothing.
     public static let io = Code(rawValue: "io")
+    /// A save failed in a way that could not be undone (a failed sync, then a failed
+    /// repair): a reopen of the store may or may not show it. The store refuses further
+    /// saves (``storeNeedsReopen``) until it is opened again, which tells which it was.
+    public static let saveOutcomeUnknown = Code(rawValue: "saveOutcomeUnknown")
+    /// The store refuses saves until it is opened again, after a save whose outcome is
+    /// unknown or a directory sync that failed; the refused save wrote nothing.
+    public static let storeNeedsReopen = Code(rawValue: "storeNeedsReopen")
   }
 
   /// The kind of failure.

@@ -217,6 +217,80 @@ import Testing
   }
 }
 
+/// A crash leaves sectors of the save in flight unwritten (zero), in any order; the same
+/// zeros in a save followed by others are damage to acknowledged history.
+@Suite struct BinaryStoreSectorTests {
+  /// The standard script, a save of a long title spanning many sectors, and one more save.
+  private func storeWithALongRecord(followedBy more: Bool) throws -> (
+    RecordedStore, TemporaryDirectory, longRecord: Range<Int>
+  ) {
+    let directory = try TemporaryDirectory()
+    let recorded = try RecordedStore(url: directory.file("store"))
+    try recorded.saveStandardScript()
+    let long = String((0..<6_000).map { Character(UnicodeScalar(UInt8(65 + $0 % 26))) })
+    try recorded.save(rename(1, long))
+    let record = recorded.ends[recorded.ends.count - 2]..<recorded.ends[recorded.ends.count - 1]
+    if more { try recorded.save(rename(2, "after the long one")) }
+    recorded.store.close()
+    return (recorded, directory, record)
+  }
+
+  @Test func anyUnwrittenSectorOfTheLastRecordIsATornSave() throws {
+    let (recorded, directory, record) = try storeWithALongRecord(followedBy: false)
+    let original = try fileBytes(recorded.url)
+    let copy = directory.file("torn")
+    let sector = RecordScanner.sectorSize
+    for start in stride(
+      from: record.lowerBound / sector * sector, to: record.upperBound, by: sector)
+    {
+      var torn = original
+      for index in max(start, record.lowerBound)..<min(start + sector, torn.count) {
+        torn[index] = 0
+      }
+      try writeFile(copy, torn)
+      #expect(
+        try openAndLoad(copy).get() == recorded.states[recorded.states.count - 2],
+        "sector at \(start) unwritten")
+    }
+  }
+
+  @Test func aZeroedSectorInARecordFollowedByAnotherIsDamage() throws {
+    let (recorded, directory, record) = try storeWithALongRecord(followedBy: true)
+    var damaged = try fileBytes(recorded.url)
+    let sector = RecordScanner.sectorSize
+    let middle = (record.lowerBound / sector + 4) * sector
+    for index in middle..<middle + sector { damaged[index] = 0 }
+    let copy = directory.file("damaged")
+    try writeFile(copy, damaged)
+    let error = try #require(openAndLoad(copy).failure)
+    #expect(
+      error.code == .corruptStore && error.message.contains("byte offset \(record.lowerBound)"))
+    #expect(try fileBytes(copy) == damaged, "the file is left untouched")
+  }
+
+  @Test func aZeroedHeaderSectorFollowedByAWholeRecordIsDamage() throws {
+    let (recorded, directory, record) = try storeWithALongRecord(followedBy: true)
+    var damaged = try fileBytes(recorded.url)
+    let sectorEnd = (record.lowerBound / RecordScanner.sectorSize + 1) * RecordScanner.sectorSize
+    for index in record.lowerBound..<sectorEnd { damaged[index] = 0 }
+    let copy = directory.file("damaged")
+    try writeFile(copy, damaged)
+    let error = try #require(openAndLoad(copy).failure)
+    #expect(error.code == .corruptStore && error.message.contains("length checksum mismatch"))
+    #expect(error.message.contains("byte offset \(record.lowerBound)"))
+  }
+
+  @Test func aFlippedBitInALastRecordWithoutZeroSectorsIsDamage() throws {
+    let (recorded, directory, record) = try storeWithALongRecord(followedBy: false)
+    var damaged = try fileBytes(recorded.url)
+    damaged[record.lowerBound + 3_000] ^= 0x10
+    let copy = directory.file("damaged")
+    try writeFile(copy, damaged)
+    let error = try #require(openAndLoad(copy).failure)
+    #expect(error.code == .corruptStore && error.message.contains("record checksum mismatch"))
+  }
+}
+
 extension Result {
   /// The error, if the result is a failure.
   var failure: Failure? {

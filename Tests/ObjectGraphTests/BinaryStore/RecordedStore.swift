@@ -8,17 +8,21 @@ import Testing
 /// length and the model's contents after each save.
 final class RecordedStore {
   let url: URL
-  let probe = StoreIOProbe()
+  let probe: StoreIOProbe
   let store: BinaryStore
   let model = InMemoryStore()
   /// The end of the file's records after opening (first) and after each save.
   private(set) var ends: [Int] = []
   /// The model's contents after opening (first) and after each save.
   private(set) var states: [ComparableContents] = []
+  /// How many events the probe had recorded when the open (first) and each save returned.
+  private(set) var acknowledgedEvents: [Int] = []
 
-  /// Opens a new store at `url` with ``ConformanceSchema/schema``.
-  init(url: URL, options: BinaryStoreOptions = .standard) throws {
+  /// Opens a new store at `url` with ``ConformanceSchema/schema``; with `recordsEvents`, its
+  /// probe records every change to the file system (see ``CrashStates``).
+  init(url: URL, options: BinaryStoreOptions = .standard, recordsEvents: Bool = false) throws {
     self.url = url
+    probe = StoreIOProbe(recordsEvents: recordsEvents)
     store = BinaryStore(url: url, options: options, probe: probe)
     try store.open(schema: ConformanceSchema.schema)
     try model.open(schema: ConformanceSchema.schema)
@@ -38,6 +42,7 @@ final class RecordedStore {
   }
 
   private func record() throws {
+    acknowledgedEvents.append(probe.events.count)
     let statistics = store.statistics
     ends.append(statistics.fileBytes - statistics.reservedBytes)
     states.append(try model.load().comparable)

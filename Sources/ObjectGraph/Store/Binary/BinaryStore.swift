@@ -53,8 +53,13 @@ public final class BinaryStore: PersistentStore {
     /// (the container's); later loads and compactions replay the file again.
     var openedContents: StoreContents?
     var recordsSinceCompaction: Int
-    /// Set when a rename's directory could not be synced: the next save must sync it first.
+    /// Whether the next save must sync the file's directory first: the first save after
+    /// opening does, so that a rename an earlier process could not sync is durable before
+    /// anything is saved on top of it.
     var directoryNeedsSync: Bool
+    /// Why saves are refused until the store is opened again (a directory sync failed, so
+    /// the file's name may not survive a crash), if they are.
+    var refusal: String?
     /// What opening repaired, if anything.
     var recovery: String?
 
@@ -163,6 +168,21 @@ public final class BinaryStore: PersistentStore {
       if changeset.isEmpty && changeset.nextObjectNumber <= state.shapes.nextObjectNumber {
         return
       }
+      if let refusal = state.refusal {
+        throw ObjectGraphError(
+          .storeNeedsReopen, "refused, nothing written: \(refusal); open the store again")
+      }
+      if state.directoryNeedsSync {
+        do {
+          try StoreFile.synchronizeDirectory(of: url, probe: probe)
+        } catch let error as ObjectGraphError {
+          // Not retried: after a failed sync a retry's success says nothing.
+          state.refusal = "syncing the store's directory failed: \(error.message)"
+          throw ObjectGraphError(
+            .io, "refused, nothing written: \(error.message)", file: url, underlying: error)
+        }
+        state.directoryNeedsSync = false
+      }
       // Into an empty store, a save of inserts is the whole graph: it is written as a
       // snapshot, which opens faster than replayed inserts.
       let isWholeGraph =
@@ -181,10 +201,6 @@ public final class BinaryStore: PersistentStore {
             changeset.insertedObjects, nextObjectNumber: state.shapes.nextObjectNumber,
             inParts: state.header.formatVersion >= 2)
           : try RecordWriter.encode(changeset)
-        if state.directoryNeedsSync {
-          try StoreFile.synchronizeDirectory(of: url, probe: probe)
-          state.directoryNeedsSync = false
-        }
         try record.withBytes {
           try state.file.append(
             $0, synchronize: options.synchronizesSaves, reservingRoom: options.reservedRoom)
@@ -312,7 +328,7 @@ public final class BinaryStore: PersistentStore {
     return OpenState(
       file: file, schema: schema, header: header, shapes: .building(shapes),
       openedContents: contents, recordsSinceCompaction: replay.records,
-      directoryNeedsSync: false, recovery: recovery)
+      directoryNeedsSync: true, recovery: recovery)
   }
 
   /// Reads the open file again and replays it: the live objects as saved.
@@ -356,7 +372,11 @@ public final class BinaryStore: PersistentStore {
     let installed = try compactor.installCompactedFile(header: header, snapshot: record.bytes)
     state.file.close()
     state.file = installed.file
-    state.directoryNeedsSync = !installed.directorySynced
+    if !installed.directorySynced {
+      // The new file's name may not survive a crash, which would bring the old file back
+      // (holding every save so far): a later save must not be acknowledged on the new one.
+      state.refusal = "syncing the store's directory after compacting it failed"
+    }
     state.header.byteCount = header.count
     state.header.formatVersion = Int(BinaryFormat.currentVersion)
     state.recordsSinceCompaction = 1

@@ -35,7 +35,7 @@ struct Compactor {
   func createStore(header: [UInt8]) throws -> Installed? {
     let temporary = try openTemporaryFile()
     if FileManager.default.fileExists(atPath: url.path) {
-      StoreFile.remove(temporaryURL)
+      StoreFile.remove(temporaryURL, probe: probe)
       temporary.close()
       return nil
     }
@@ -60,11 +60,13 @@ struct Compactor {
     }
     defer { temporary.close() }
     guard (try? temporary.lock()) != nil, temporary.isLinked(at: temporaryURL) else { return }
-    StoreFile.remove(temporaryURL)
+    StoreFile.remove(temporaryURL, probe: probe)
   }
 
   private func openTemporaryFile() throws -> StoreFile {
-    let temporary = try StoreFile.open(temporaryURL, mode: .readWriteCreate, probe: probe)
+    let temporary = try namingTheStore {
+      try StoreFile.open(temporaryURL, mode: .readWriteCreate, probe: probe)
+    }
     do {
       try temporary.lock()
       guard temporary.isLinked(at: temporaryURL) else {
@@ -88,11 +90,31 @@ struct Compactor {
       try temporary.synchronize()
       try temporary.move(to: url)
     } catch {
-      StoreFile.remove(temporaryURL)
+      StoreFile.remove(temporaryURL, probe: probe)
       temporary.close()
-      throw error
+      throw namingTheStore(error)
     }
     let synced = (try? StoreFile.synchronizeDirectory(of: url, probe: probe)) != nil
     return Installed(file: temporary, directorySynced: synced)
+  }
+
+  /// Runs `body`, reporting a failure on the temporary file as one of the store.
+  private func namingTheStore<Result>(_ body: () throws -> Result) throws -> Result {
+    do {
+      return try body()
+    } catch {
+      throw namingTheStore(error)
+    }
+  }
+
+  /// `error`, naming the store file rather than the temporary one, whose path it keeps in
+  /// its message.
+  private func namingTheStore(_ error: any Error) -> any Error {
+    guard var error = error as? ObjectGraphError, error.file != url else { return error }
+    error.message =
+      "\(url.path): writing the new file \(temporaryURL.lastPathComponent) "
+      + "failed: \(error.message)"
+    error.file = url
+    return error
   }
 }

@@ -15,8 +15,10 @@ import Foundation
 ///
 /// Every failure throws an ``ObjectGraphError`` with code ``ObjectGraphError/Code/io`` (or
 /// ``ObjectGraphError/Code/storeInUse`` for a held lock) that names the file and the system
-/// error. Not thread-safe: it is `Sendable` only so that ``BinaryStore`` can keep it in its
-/// mutex, which serializes all use.
+/// error, except an append whose outcome is unknown
+/// (``ObjectGraphError/Code/saveOutcomeUnknown``, see
+/// ``append(_:synchronize:reservingRoom:)-([UInt8],_,_)``). Not thread-safe: it is
+/// `Sendable` only so that ``BinaryStore`` can keep it in its mutex, which serializes all use.
 final class StoreFile: @unchecked Sendable {
   /// How to open a file.
   enum Mode {
@@ -40,9 +42,9 @@ final class StoreFile: @unchecked Sendable {
   private let isWritable: Bool
   /// The test hook that counts operations and injects failures, if any.
   private let probe: StoreIOProbe?
-  /// Set when a failed append could not be rolled back: the file's end is then unknown and
-  /// every further write is refused.
-  private var rollbackFailed = false
+  /// Why the file's contents are unknown, once a failed append could not be undone: every
+  /// further append is then refused until the store is opened again.
+  private(set) var unknownOutcome: String?
 
   private init(url: URL, descriptor: Int32, size: Int, isWritable: Bool, probe: StoreIOProbe?) {
     self.url = url
@@ -91,6 +93,12 @@ final class StoreFile: @unchecked Sendable {
       _ = systemClose(descriptor)
       throw error
     }
+    guard status.st_mode & S_IFMT == S_IFREG else {
+      _ = systemClose(descriptor)
+      throw ObjectGraphError(
+        .io, "\(url.path): not a regular file (\(fileKind(status.st_mode)))", file: url)
+    }
+    if mode == .readWriteCreate && status.st_size == 0 { probe?.record(.create(path: url.path)) }
     return StoreFile(
       url: url, descriptor: descriptor, size: Int(status.st_size), isWritable: mode != .readOnly,
       probe: probe)
@@ -171,10 +179,16 @@ final class StoreFile: @unchecked Sendable {
   /// `room` above zero it grows by zero bytes too, to the next multiple of `room` at least
   /// `room / 4` past the new end, so the appends that follow overwrite instead of growing.
   ///
-  /// On failure the file is put back as it was, byte for byte: cut back to the old end, then
-  /// grown again to its old size (zero bytes, which is what the room held).
+  /// On failure of a write or of the sync the file is put back as it was, byte for byte: cut
+  /// back to the old end, then grown again to its old size (zero bytes, which is what the
+  /// room held), and that is synced. Once that sync returns, no reopen can see the bytes
+  /// (the cut is new metadata that the file system has committed; the failed sync is not
+  /// retried, since after a failed `fsync` a retry's success says nothing about the data).
   ///
-  /// - Throws: ``ObjectGraphError/Code/io`` naming the file and the system error.
+  /// - Throws: ``ObjectGraphError/Code/io`` naming the file and the system error when
+  ///   nothing was appended; ``ObjectGraphError/Code/saveOutcomeUnknown`` when the append
+  ///   failed and could not be undone, so a reopen may or may not show it: every later
+  ///   append then throws ``ObjectGraphError/Code/storeNeedsReopen`` without writing.
   /// - Complexity: O(*n*) in the number of bytes, plus one `fdatasync`.
   func append(_ bytes: [UInt8], synchronize: Bool, reservingRoom room: Int = 0) throws {
     try bytes.withUnsafeBytes { try append($0, synchronize: synchronize, reservingRoom: room) }
@@ -185,9 +199,10 @@ final class StoreFile: @unchecked Sendable {
   func append(_ bytes: UnsafeRawBufferPointer, synchronize: Bool, reservingRoom room: Int = 0)
     throws
   {
-    guard !rollbackFailed else {
+    if let unknownOutcome {
       throw ObjectGraphError(
-        .io, "\(url.path): an earlier failed write could not be undone; reopen the store",
+        .storeNeedsReopen,
+        "\(url.path): refused, nothing written: \(unknownOutcome); open the store again",
         file: url)
     }
     let previousEnd = end
@@ -203,17 +218,33 @@ final class StoreFile: @unchecked Sendable {
         try writeZeros(count: newSize - newEnd, at: newEnd)
       }
       if synchronize { try synchronizeData() }
-      end = newEnd
-      size = newSize
-    } catch {
-      if ftruncate(descriptor, off_t(previousEnd)) != 0
-        || (previousSize > previousEnd && ftruncate(descriptor, off_t(previousSize)) != 0)
-        || fdatasync(descriptor) != 0
-      {
-        rollbackFailed = true
-      }
-      throw error
+    } catch let failure as ObjectGraphError {
+      try undoAppend(end: previousEnd, size: previousSize, after: failure)
     }
+    end = newEnd
+    size = newSize
+  }
+
+  /// Puts the file back to `end` records and `size` bytes after a failed append and syncs
+  /// that, then throws `failure` (nothing appended); if that fails too, the outcome is
+  /// unknown and the file refuses further appends.
+  private func undoAppend(end: Int, size: Int, after failure: ObjectGraphError) throws -> Never {
+    do {
+      try resize(to: end)
+      if size > end { try resize(to: size) }
+      try synchronizeData()
+    } catch {
+      let reason = "a failed save could not be undone (\(failure.message); then \(error))"
+      unknownOutcome = reason
+      throw ObjectGraphError(
+        .saveOutcomeUnknown,
+        "\(url.path): the save's outcome is unknown: \(reason); a reopen may or may not show "
+          + "it, and the store refuses further saves until it is opened again", file: url,
+        underlying: failure)
+    }
+    var failure = failure
+    failure.message += "; nothing was saved"
+    throw failure
   }
 
   /// Records that the records end at `offset` and the zero bytes after it, up to ``size``,
@@ -227,11 +258,21 @@ final class StoreFile: @unchecked Sendable {
   ///
   /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
   func truncate(to length: Int) throws {
+    try resize(to: length)
+    end = length
+    size = length
+  }
+
+  /// `ftruncate`, through the probe.
+  private func resize(to length: Int) throws {
+    probe?.count(.truncate)
+    if probe?.takeFault(.truncate) == true {
+      throw Self.ioError(url, "cannot truncate", code: EIO)
+    }
     guard ftruncate(descriptor, off_t(length)) == 0 else {
       throw Self.ioError(url, "cannot truncate")
     }
-    end = length
-    size = length
+    probe?.record(.truncate(path: url.path, size: length))
   }
 
   /// Renames the file to `destination`, replacing what is there; the file stays open and
@@ -249,6 +290,7 @@ final class StoreFile: @unchecked Sendable {
       }
     }
     guard result == 0 else { throw Self.ioError(url, "cannot rename to \(destination.path)") }
+    probe?.record(.rename(from: url.path, to: destination.path))
     url = destination
   }
 
@@ -264,6 +306,7 @@ final class StoreFile: @unchecked Sendable {
       if errno == EINTR { continue }
       throw Self.ioError(url, "cannot synchronize")
     }
+    probe?.record(.sync(path: url.path))
   }
 
   /// Makes the file's data and metadata durable: `fsync`.
@@ -278,6 +321,7 @@ final class StoreFile: @unchecked Sendable {
       if errno == EINTR { continue }
       throw Self.ioError(url, "cannot synchronize")
     }
+    probe?.record(.sync(path: url.path))
   }
 
   /// Cuts off reserved room, then releases the lock and the descriptor. Idempotent.
@@ -286,7 +330,9 @@ final class StoreFile: @unchecked Sendable {
   /// takes as room again.
   func close() {
     guard descriptor >= 0 else { return }
-    if isWritable && size > end { _ = ftruncate(descriptor, off_t(end)) }
+    if isWritable && size > end && ftruncate(descriptor, off_t(end)) == 0 {
+      probe?.record(.truncate(path: url.path, size: end))
+    }
     _ = systemClose(descriptor)
     descriptor = -1
   }
@@ -319,11 +365,14 @@ final class StoreFile: @unchecked Sendable {
       }
       written += result
     }
+    probe?.record(
+      .write(path: url.path, offset: offset, bytes: [UInt8](buffer)))
   }
 
   /// Removes the file at `url`, if there is one.
-  static func remove(_ url: URL) {
-    _ = url.withUnsafeFileSystemRepresentation { path in path.map { unlink($0) } }
+  static func remove(_ url: URL, probe: StoreIOProbe? = nil) {
+    let result = url.withUnsafeFileSystemRepresentation { path in path.map { unlink($0) } }
+    if result == 0 { probe?.record(.remove(path: url.path)) }
   }
 
   /// Makes the directory holding `url` durable, so a rename or creation in it survives a
@@ -336,9 +385,30 @@ final class StoreFile: @unchecked Sendable {
     if probe?.takeFault(.directorySync) == true {
       throw ioError(directory, "cannot synchronize", code: EIO)
     }
-    let file = try open(directory, mode: .readOnly)
-    defer { file.close() }
-    try file.synchronize()
+    let descriptor = directory.withUnsafeFileSystemRepresentation { path -> Int32 in
+      guard let path else { return -1 }
+      return systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+    }
+    guard descriptor >= 0 else { throw ioError(directory, "cannot open") }
+    defer { _ = systemClose(descriptor) }
+    while fsync(descriptor) != 0 {
+      if errno == EINTR { continue }
+      throw ioError(directory, "cannot synchronize")
+    }
+    probe?.record(.directorySync(path: directory.path))
+  }
+
+  /// What kind of file a `stat` mode describes, for errors.
+  private static func fileKind(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a FIFO"
+    case S_IFSOCK: return "a socket"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFLNK: return "a symbolic link"
+    default: return "mode \(String(mode, radix: 8))"
+    }
   }
 
   /// An I/O error naming the file and the system error (`errno` unless `code` is given).
