@@ -93,7 +93,7 @@ extension ObjectContext {
     _ object: T, relationship keyPath: KeyPath<T, [U]>, _ handler: @escaping (ListChange) -> Void
   ) -> ObservationToken {
     guard let property = object.model.propertyIndex(for: keyPath) else {
-      preconditionFailure("ObjectGraph: \(keyPath) is not a relationship of \(object.model.name)")
+      fatalError(MisuseMessage.observing(keyPath, of: object))
     }
     return token(
       for: observers.add(RelationshipObserver(owner: object, property: property, handler: handler)))

@@ -137,7 +137,8 @@ public final class ObjectContext {
   /// relationships that are already in this context stay as they are.
   ///
   /// - Precondition: The object's class is in the container's schema, and neither it nor any
-  ///   object it reaches belongs to another context.
+  ///   object it reaches belongs to another context; otherwise the program stops with a
+  ///   message naming the object, its class and the contexts (in release builds too).
   /// - Complexity: O(*k*) in the number of newly inserted objects and their relationships.
   public func insert(_ object: ManagedObject) {
     // Starts with an empty list, which allocates nothing: a new object related only to
@@ -147,9 +148,14 @@ public final class ObjectContext {
     while let current = next ?? pending.popLast() {
       next = nil
       if current.isTracked(by: self) { continue }
-      precondition(
-        current.trackingReference == nil, "ObjectGraph: \(current) belongs to another context")
-      register(current)
+      if let owner = current.trackingContext {
+        fatalError(
+          MisuseMessage.inserting(current, reachedFrom: object, into: self, ownedBy: owner))
+      }
+      guard let table = listedTable(for: current.model) else {
+        fatalError(MisuseMessage.inserting(current, reachedFrom: object, notInSchemaOf: self))
+      }
+      register(current, in: table)
       for property in current.model.relationshipIndices {
         switch current.slots[property] {
         case .toOne(let related?) where !related.isTracked(by: self):
@@ -163,8 +169,7 @@ public final class ObjectContext {
     }
   }
 
-  private func register(_ object: ManagedObject) {
-    let table = self.table(for: object.model)
+  private func register(_ object: ManagedObject, in table: EntityTable) {
     object.resolveDeferredValues()
     if reservedNumbers.isEmpty { reservedNumbers = coordinator.reserveObjectNumbers(1024) }
     let id = ObjectID(rawValue: reservedNumbers.popFirst()!)
@@ -199,16 +204,23 @@ public final class ObjectContext {
 
   /// The table of a model. Called on every change, so a schema of a few entities is
   /// searched by identity, which is faster than hashing.
+  ///
+  /// - Precondition: The model is in the container's schema: ``insert(_:)`` lets in no
+  ///   object of another.
   func table(for model: EntityModel) -> EntityTable {
+    guard let table = listedTable(for: model) else {
+      preconditionFailure("ObjectGraph: \(model.name) is not a model of this context's container")
+    }
+    return table
+  }
+
+  /// The table of a model, or nil when the container's schema does not list it.
+  @inline(__always)
+  private func listedTable(for model: EntityModel) -> EntityTable? {
     if tables.count <= 8 {
       for table in tables where table.model === model { return table }
     }
-    guard let table = tablesByModel[ObjectIdentifier(model)] else {
-      preconditionFailure(
-        "ObjectGraph: \(model.name) is not a model of this context's container; list it in "
-          + "ObjectContainer(for:)")
-    }
-    return table
+    return tablesByModel[ObjectIdentifier(model)]
   }
 
   func table(for type: ManagedObject.Type) throws -> EntityTable {

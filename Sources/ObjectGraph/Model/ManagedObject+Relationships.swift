@@ -23,7 +23,7 @@ extension ManagedObject {
       }
     }
     writeSlot(index, .toOne(newTarget))
-    if let newTarget { adopt(newTarget) }
+    if let newTarget { adopt(newTarget, through: index) }
   }
 
   // MARK: To-many
@@ -69,7 +69,9 @@ extension ManagedObject {
       }
     }
     writeSlot(index, .toMany(new))
-    for object in new where !oldIDs.contains(ObjectIdentifier(object)) { adopt(object) }
+    for object in new where !oldIDs.contains(ObjectIdentifier(object)) {
+      adopt(object, through: index)
+    }
   }
 
   /// Inserts an object into an ordered to-many relationship; if it is already there, moves it.
@@ -77,7 +79,11 @@ extension ManagedObject {
     let relationship = model.relationship(index)!
     checkDestination(object, of: relationship, index)
     let list = slots[index].objects
-    precondition(position >= 0 && position <= list.count, "insert position out of range")
+    guard position >= 0 && position <= list.count else {
+      fatalError(
+        MisuseMessage.indexOutOfRange(
+          position, "insert position", of: self, index, count: list.count, endIsValid: true))
+    }
     if let current = list.firstIndex(where: { $0 === object }) {
       moveRelated(from: current, to: min(position, list.count - 1), in: index)
       return
@@ -86,7 +92,7 @@ extension ManagedObject {
       object.link(self, intoInverse: inverse, of: inverseModel, forward: index)
     }
     editToMany(index, .insert(object, at: position)) { $0.insert(object, at: position) }
-    adopt(object)
+    adopt(object, through: index)
   }
 
   /// Removes the object at a position of an ordered to-many relationship.
@@ -174,17 +180,21 @@ extension ManagedObject {
         + "\(relationship.destinationType), not \(type(of: object))")
   }
 
-  /// Relating two objects puts them in the same context: whichever is inserted brings the
-  /// other in.
-  private final func adopt(_ object: ManagedObject) {
+  /// Relating two objects (through this object's relationship `index`) puts them in the
+  /// same context: whichever is inserted brings the other in. Objects of two contexts stop
+  /// the program with a message naming both.
+  private final func adopt(_ object: ManagedObject, through index: Int) {
     // Compared and called unretained: see ``isTracked(by:)``.
     switch (trackingReference, object.trackingReference) {
     case (let context?, nil): context._withUnsafeGuaranteedRef { $0.insert(object) }
     case (nil, let context?): context._withUnsafeGuaranteedRef { $0.insert(self) }
     case (let mine?, let theirs?):
-      precondition(
-        mine.toOpaque() == theirs.toOpaque(),
-        "ObjectGraph: cannot relate objects of two different contexts")
+      if mine.toOpaque() != theirs.toOpaque() {
+        fatalError(
+          MisuseMessage.relating(
+            self, object, through: index, ownerContext: mine.takeUnretainedValue(),
+            objectContext: theirs.takeUnretainedValue()))
+      }
     case (nil, nil): break
     }
   }

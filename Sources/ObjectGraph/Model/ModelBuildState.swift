@@ -229,10 +229,12 @@ final class ModelBuildState {
     mode: Mode
   ) {
     if mode == .materialize, let prepared = hot.pointee.prepared {
-      precondition(
-        Int(hot.pointee.nextPrepared) == hot.pointee.preparedCount,
-        "ObjectGraph: \(type) declared \(hot.pointee.nextPrepared) persistent properties while "
-          + "loading, \(hot.pointee.preparedCount) when described")
+      if Int(hot.pointee.nextPrepared) != hot.pointee.preparedCount {
+        fatalError(
+          MisuseMessage.loading(
+            hot.pointee.preparedModel?.takeUnretainedValue().type ?? type, madeBy: type,
+            declared: Int(hot.pointee.nextPrepared), described: hot.pointee.preparedCount))
+      }
       hot.pointee.prepared = nil
       let frameModel = hot.pointee.preparedModel.take()?.takeRetainedValue()
       let slab = preparedSlab.take()

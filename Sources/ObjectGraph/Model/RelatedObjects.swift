@@ -34,6 +34,8 @@ extension RelatedObjects {
 
   /// Inserts an object at a position; an object already related is moved there instead.
   ///
+  /// - Precondition: `position` is in `0...count`; otherwise the program stops with a message
+  ///   naming the object and relationship (in release builds too).
   /// - Complexity: O(*n*) for the array operation; O(1) bookkeeping.
   public func insert<Element>(_ object: Element, at position: Int) where Value == [Element] {
     owner.insertRelated(object, at: position, into: index)
@@ -50,9 +52,16 @@ extension RelatedObjects {
 
   /// Removes the object at a position, and returns it.
   ///
+  /// - Precondition: `position` is in `0..<count`, as for ``move(from:to:)``.
   /// - Complexity: O(*n*) for the array operation; O(1) bookkeeping.
   @discardableResult
   public func remove<Element>(at position: Int) -> Element where Value == [Element] {
+    // Reads the list without holding it, so that removing from it copies nothing.
+    let count = owner.slots[index].objects.count
+    guard position >= 0 && position < count else {
+      fatalError(
+        MisuseMessage.indexOutOfRange(position, "position", of: owner, index, count: count))
+    }
     let object = owner.slots[index].objects[position]
     owner.removeRelated(at: position, from: index)
     return unsafeDowncast(object, to: Element.self)
@@ -60,17 +69,40 @@ extension RelatedObjects {
 
   /// Moves one object: removes it at `from` and inserts it at `to` (`Array` semantics).
   ///
+  /// - Precondition: `from` and `to` are in `0..<count`; otherwise the program stops with a
+  ///   message naming the object and relationship (in release builds too).
   /// - Complexity: O(*n*) for the array operation; O(1) bookkeeping.
   public func move<Element>(from: Int, to: Int) where Value == [Element] {
     let count = owner.slots[index].objects.count
-    precondition(from >= 0 && from < count && to >= 0 && to < count, "move out of range")
+    guard from >= 0 && from < count else {
+      fatalError(MisuseMessage.indexOutOfRange(from, "move source", of: owner, index, count: count))
+    }
+    guard to >= 0 && to < count else {
+      fatalError(
+        MisuseMessage.indexOutOfRange(to, "move destination", of: owner, index, count: count))
+    }
     owner.moveRelated(from: from, to: to, in: index)
   }
 
   /// Moves objects the way SwiftUI's `onMove` reports it: the objects at `offsets` go before
   /// the object that was at `destination`.
+  ///
+  /// - Precondition: Every offset is in `0..<count` and `destination` in `0...count`, as
+  ///   for ``move(from:to:)``.
   public func move<Element>(fromOffsets offsets: IndexSet, toOffset destination: Int)
   where Value == [Element] {
+    let count = owner.slots[index].objects.count
+    if let last = offsets.last, last >= count {
+      fatalError(MisuseMessage.indexOutOfRange(last, "offset", of: owner, index, count: count))
+    }
+    if let first = offsets.first, first < 0 {
+      fatalError(MisuseMessage.indexOutOfRange(first, "offset", of: owner, index, count: count))
+    }
+    guard destination >= 0 && destination <= count else {
+      fatalError(
+        MisuseMessage.indexOutOfRange(
+          destination, "destination offset", of: owner, index, count: count, endIsValid: true))
+    }
     if offsets.count == 1, let from = offsets.first {
       let to = destination > from ? destination - 1 : destination
       move(from: from, to: to)
