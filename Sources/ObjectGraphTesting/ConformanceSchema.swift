@@ -88,7 +88,7 @@ public enum ConformanceSchema {
     let largeData = Data((0..<1_200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
     var extreme = item(first, title: "")
     extreme.values = [
-      .bool(true), .int(.max), .int(.min), .int(Int64(bitPattern: UInt64.max)),
+      .bool(true), .int(.max), .int(Int64(Int8.min)), .int(Int64(bitPattern: UInt64.max)),
       .double(-0.0), .double(.infinity), .string(""), .date(.distantPast), .data(Data()),
       .uuid(
         UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))

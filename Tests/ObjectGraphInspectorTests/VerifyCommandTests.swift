@@ -1,7 +1,7 @@
 import Foundation
-import ObjectGraph
 import Testing
 
+@testable import ObjectGraph
 @testable import ObjectGraphInspector
 
 @Suite struct VerifyCommandTests {
@@ -131,14 +131,13 @@ import Testing
     try Stores.boxes(at: url)
     let offset = try contents(of: url).count
     let schema = try BinaryStoreHeader.read(from: url).schema
-    let store = BinaryStore(url: url)
-    try store.open(schema: schema)
-    defer { store.close() }
-    try store.save(
+    // A store refuses to save a broken graph: the record is appended as other code could.
+    let record = try RecordWriter.encode(
       Changeset(
         updated: [
           ObjectUpdate(id: ObjectID(rawValue: objectNumber), entity: 0, changes: [change(schema)])
         ], nextObjectNumber: 1))
+    try (try contents(of: url) + record.bytes).write(to: url)
     return (url, directory, offset)
   }
 

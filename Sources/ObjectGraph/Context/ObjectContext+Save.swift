@@ -79,9 +79,11 @@ extension ObjectContext {
   func validate() throws {
     for object in sortedByID(deleted.objects) {
       for property in object.model.properties {
-        guard case .relationship(let relationship) = property.kind,
-          relationship.deleteRule == .deny
-        else { continue }
+        guard case .relationship(let relationship) = property.kind else { continue }
+        if relationship.deleteRule == .noAction {
+          try checkNoDanglingReferences(to: object, property)
+        }
+        guard relationship.deleteRule == .deny else { continue }
         let remaining = object.slots[property.index].objects.filter { !$0.isDeleted }
         if let first = remaining.first {
           throw ObjectGraphError(
@@ -98,6 +100,30 @@ extension ObjectContext {
     guard tables.contains(where: \.mayBreakRules) else { return }
     for objects in [sortedByID(inserted.objects), sortedByID(updated.objects)] {
       try validateRules(of: objects)
+    }
+  }
+
+  /// A delete rule of no action leaves the related objects pointing at the deleted one:
+  /// saving that would write references to an object the store no longer has, so the save
+  /// fails, naming both, until the app points them elsewhere.
+  private func checkNoDanglingReferences(to deleted: ManagedObject, _ property: PropertyModel)
+    throws
+  {
+    guard case .relationship(let relationship) = property.kind,
+      let inverse = relationship.inverse
+    else { return }
+    for related in deleted.slots[property.index].objects
+    where related.isTracked(by: self) && !related.isDeleted
+      && related.slots[inverse].objects.contains(where: { $0 === deleted })
+    {
+      let inverseName = related.model.properties[inverse].name
+      throw ObjectGraphError(
+        .danglingReference,
+        "cannot delete \(deleted.model.name) \(deleted.storedObjectID!): "
+          + "\(related.model.name) \(related.objectID.map { "\($0)" } ?? "(new)").\(inverseName) still refers to it "
+          + "(delete rule of \(property.name) is no action); set \(inverseName) to another "
+          + "object or nil before saving",
+        entity: related.model.name, property: inverseName, objectID: related.objectID)
     }
   }
 

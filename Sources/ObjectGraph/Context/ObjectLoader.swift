@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns a store's decoded objects into model objects for a context, on every core.
 ///
 /// Each object's run of decoded values becomes its slots in place, in the memory the store
@@ -47,6 +49,10 @@ final class ObjectLoader {
     /// loader notes in ``attributeValues`` (nil when there are none).
     var indexedAttributes: UnsafeBufferPointer<Int>
     var attributeValues: Unmanaged<IndexedAttributeValues>?
+    /// What each property's stored value must be (``StoredValueCheck``).
+    var checks: UnsafeBufferPointer<StoredValueCheck>
+    /// The `Codable` attributes, whose bytes are decoded once as they are loaded.
+    var codableAttributes: UnsafeBufferPointer<Int>
   }
 
   /// What linking needs of a relationship.
@@ -100,6 +106,9 @@ final class ObjectLoader {
   private var heldFrom = 0
   /// The values not turned into slots when making objects failed, destroyed with the loader.
   private var valuesLeft: [Range<Int>] = []
+  /// For each entity, a check of each `Codable` attribute's stored bytes
+  /// (``AttributeModel/decodingProblem``), by property.
+  private let decoders: [[Int: (Data) -> String?]]
 
   /// A loader of `objects`, whose values it takes, into `context`, whose tables are those
   /// of the entities the objects' entity numbers refer to.
@@ -138,6 +147,15 @@ final class ObjectLoader {
         ? nil : IndexedAttributeValues(properties: attributes, memberCount: count)
     }
     self.attributeValues = attributeValues
+    decoders = tables.map { table in
+      var decoders: [Int: (Data) -> String?] = [:]
+      for property in table.model.properties {
+        if case .attribute(let attribute) = property.kind, let decode = attribute.decodingProblem {
+          decoders[property.index] = decode
+        }
+      }
+      return decoders
+    }
     entities = .allocate(capacity: tables.count)
     for (number, table) in tables.enumerated() {
       let model = table.model
@@ -154,7 +172,9 @@ final class ObjectLoader {
           indexedToOne: Self.copy(table.indexedToOneRelationships),
           members: .allocate(capacity: memberCounts[number]),
           indexedAttributes: Self.copy(attributeValues[number]?.properties ?? []),
-          attributeValues: attributeValues[number].map { Unmanaged.passUnretained($0) }))
+          attributeValues: attributeValues[number].map { Unmanaged.passUnretained($0) },
+          checks: Self.copy(model.properties.map { StoredValueCheck($0.propertyDescription) }),
+          codableAttributes: Self.copy(decoders[number].keys.sorted())))
     }
     made = .allocate(capacity: count)
     made.initialize(repeating: nil)
@@ -177,6 +197,8 @@ final class ObjectLoader {
       entity.indexedToOne.deallocate()
       entity.members.deallocate()
       entity.indexedAttributes.deallocate()
+      entity.checks.deallocate()
+      entity.codableAttributes.deallocate()
     }
     entities.deallocate()
   }
@@ -265,12 +287,15 @@ final class ObjectLoader {
           // and a slot takes its place. Attribute slots take their values; relationship
           // slots hold their stored identifiers until they are linked.
           let run = values + range.lowerBound
+          // The first property whose stored value its model cannot read, if any.
+          var misfit: Int?
           for index in 0..<count {
             let value = (run + index).move()
             let slot = SlotSlab.slot(replacing: run + index)
             // An entry stands for its value only while that is the `.null` placeholder: a
             // value replaced since is the value.
             if let string = strings.take(at: range.lowerBound + index), case .null = value {
+              if entity.checks[index].kind != .string { misfit = misfit ?? index }
               // Indexed attributes are indexed on another thread: no slot of theirs may
               // change when first read, so their strings are decoded now.
               if entity.isIndexed[index] {
@@ -279,11 +304,28 @@ final class ObjectLoader {
                 slot.initialize(to: .deferred(.storedString(consume string)))
               }
             } else {
+              if !entity.checks[index].accepts(value, isDeferredString: false) {
+                misfit = misfit ?? index
+              }
               slot.initialize(to: .value(value))
             }
           }
-          firstValueLeft = range.upperBound
           let slots = SlotSlab.slots(of: run, count: count)
+          if let misfit {
+            let error = refuse(slots, count: count, of: id, entityNumber, misfit: misfit)
+            firstValueLeft = range.upperBound  // its slots are destroyed
+            throw error
+          }
+          for property in entity.codableAttributes {
+            guard case .value(.data(let data)) = slots[property],
+              let problem = decoders[entityNumber][property]!(data)
+            else { continue }
+            let error = refuse(
+              slots, count: count, of: id, entityNumber, undecodable: property, problem)
+            firstValueLeft = range.upperBound
+            throw error
+          }
+          firstValueLeft = range.upperBound
           let member = nextMembers[entityNumber]
           nextMembers[entityNumber] = member + 1
           // Indexed attributes hold values (their strings decoded above), noted for the
@@ -311,6 +353,34 @@ final class ObjectLoader {
       return (firstValueLeft..<end, error)
     }
     return (end..<end, nil)
+  }
+
+  /// The error for the object `id` whose stored value of property `misfit` (or whose
+  /// `Codable` attribute `undecodable`) its model cannot read; its `count` slots, made
+  /// already, are destroyed.
+  private func refuse(
+    _ slots: UnsafeMutablePointer<Slot>, count: Int, of id: ObjectID, _ entityNumber: Int,
+    misfit: Int? = nil, undecodable: Int? = nil, _ problem: String = ""
+  ) -> ObjectGraphError {
+    let model = entities[entityNumber].model.takeUnretainedValue()
+    let error: ObjectGraphError
+    if let misfit {
+      let value: PersistentValue =
+        if case .value(let value) = slots[misfit] { value } else { .null }
+      let stored: PersistentValue =
+        if case .deferred = slots[misfit] { .string("…") } else { value }
+      error = StoredValueCheck.mismatch(
+        stored, of: id, in: model.entityDescription, property: misfit)
+    } else {
+      let name = model.properties[undecodable!].name
+      error = ObjectGraphError(
+        .schemaMismatch,
+        "stored object \(id) of \(model.name) holds a value of \(name) that its Codable type "
+          + "no longer decodes (the type changed since it was saved?): \(problem)",
+        entity: model.name, property: name, objectID: id)
+    }
+    slots.deinitialize(count: count)
+    return error
   }
 
   // MARK: Registering

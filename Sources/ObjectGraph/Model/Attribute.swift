@@ -91,7 +91,11 @@ public struct Attribute<Value> {
   {
     let codec = AttributeCodec.make(for: Value.self)
     ModelBuildState.current.blueprints.append(
-      .attribute(AttributeBlueprint(valueType: Value.self, options: options, codec: codec)))
+      .attribute(
+        AttributeBlueprint(
+          valueType: Value.self, options: options, codec: codec,
+          decodingProblem: codec?.type == .codable
+            ? AttributeCodec.decodingProblem(as: Value.self) : nil)))
     // A type that cannot be persisted is reported by the schema, not here.
     let frame = ModelBuildState.currentFrame()
     guard codec != nil else { return frame.pointee.append(.value(.null)) }

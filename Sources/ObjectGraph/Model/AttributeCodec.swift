@@ -83,6 +83,23 @@ struct AttributeCodec {
     fatalError("ObjectGraph: stored value \(stored) does not fit attribute type \(Value.self)")
   }
 
+  /// A check of stored bytes against a `Codable` type: why they do not decode as `Value`, or
+  /// nil when they do.
+  @usableFromInline
+  static func decodingProblem<Value>(as _: Value.Type) -> (Data) -> String? {
+    { data in
+      guard let decodable = Value.self as? any Decodable.Type else {
+        return "\(Value.self) is not Decodable"
+      }
+      do {
+        _ = try JSONDecoder().decode(decodable, from: data)
+        return nil
+      } catch {
+        return "\(Value.self): \(error)"
+      }
+    }
+  }
+
   @usableFromInline
   static var encoder: JSONEncoder {
     let encoder = JSONEncoder()

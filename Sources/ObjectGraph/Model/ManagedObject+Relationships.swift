@@ -197,6 +197,44 @@ extension ManagedObject {
       }
     case (nil, nil): break
     }
+    if object.lifecycle == .deleted || lifecycle == .deleted, let context = trackingReference,
+      object.trackingReference?.toOpaque() == context.toOpaque()
+    {
+      followDeleteRule(relating: object, through: index)
+    }
+  }
+
+  /// Relating an object to one deleted in the same context (before the save) follows the
+  /// delete rule as if the relation had been there at the delete, so that no save can
+  /// refer to an object it deletes: the deleted side's rule (its relationship back, or this
+  /// one when this object is the deleted one) cascades (the other object is deleted too) or
+  /// nullifies (the relation is undone); deny and no action leave it, and the save then
+  /// fails naming both. A relationship without an inverse to a deleted object is undone.
+  private final func followDeleteRule(relating object: ManagedObject, through index: Int) {
+    guard let context = trackingReference?.takeUnretainedValue() else { return }
+    let relationship = model.relationship(index)!
+    let (doomed, survivor) = lifecycle == .deleted ? (self, object) : (object, self)
+    if doomed === survivor || survivor.lifecycle == .deleted { return }
+    let rule: DeleteRule
+    if doomed === self {
+      rule = relationship.deleteRule
+    } else if let inverseModel = relationship.inverseModel {
+      rule = inverseModel.deleteRule
+    } else {
+      rule = .nullify
+    }
+    switch rule {
+    case .cascade:
+      context.delete([survivor])
+    case .nullify:
+      switch slots[index] {
+      case .toOne: setToOne(index, to: nil)
+      case .toMany: setToMany(index, to: slots[index].objects.filter { $0 !== object })
+      case .value, .deferred: break
+      }
+    case .deny, .noAction:
+      break
+    }
   }
 
   final func isKind(of type: ManagedObject.Type) -> Bool {

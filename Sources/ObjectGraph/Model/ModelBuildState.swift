@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -267,6 +268,8 @@ struct AttributeBlueprint {
   var options: [AttributeOption]
   /// Nil when the value type cannot be persisted.
   var codec: AttributeCodec?
+  /// For a `Codable` type, why stored bytes do not decode as it (nil when they do).
+  var decodingProblem: ((Data) -> String?)?
 }
 
 @usableFromInline

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Everything the framework knows about one model class, built once per process from the
@@ -151,6 +152,9 @@ struct PropertyModel {
 
 struct AttributeModel {
   let description: AttributeDescription
+  /// For a `Codable` attribute, what is wrong with stored bytes that its type cannot decode
+  /// (nil when they decode); checked once per value as a store is loaded.
+  var decodingProblem: ((Data) -> String?)?
   var isIndexed: Bool { description.isIndexed || description.isUnique }
 }
 

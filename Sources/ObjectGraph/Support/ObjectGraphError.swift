@@ -27,6 +27,9 @@ public struct ObjectGraphError: Error, CustomStringConvertible, Sendable {
     public static let uniqueConstraint = Code(rawValue: "uniqueConstraint")
     /// A deleted object still has objects in a relationship whose delete rule is deny (save).
     public static let denyRule = Code(rawValue: "denyRule")
+    /// An object would refer to an object that the save deletes (a delete rule of no
+    /// action left the reference in place), so the store would not open (save).
+    public static let danglingReference = Code(rawValue: "danglingReference")
     /// A to-many relationship holds fewer or more objects than its bounds allow (save).
     public static let countBounds = Code(rawValue: "countBounds")
     /// A value could not be encoded or decoded (for example a `Codable` attribute).

@@ -6,7 +6,10 @@
 ///
 /// The rules are those of ``ChangesetApplier``, applied to shapes instead of snapshots, all or
 /// nothing: a refused changeset leaves the shapes as they were, and ``revert(_:)`` undoes an
-/// applied one whose write failed.
+/// applied one whose write failed. They are as strict as what loading the store checks, so
+/// that a save that returns leaves a store that opens: every value written fits its
+/// property (``StoredValueCheck``), and every reference written names an object that is
+/// live once the changeset is applied (not one it deletes, nor one never inserted).
 struct ObjectShapes {
   /// A to-many property of one object.
   struct ListKey {
@@ -28,6 +31,10 @@ struct ObjectShapes {
   private let listProperties: [[Int]]
   /// For each entity, its number of properties (the values an inserted object must have).
   private let valueCounts: [Int]
+  /// For each entity, what each property's values must be.
+  private let checks: [[StoredValueCheck]]
+  /// For each entity, its relationships.
+  private let relationshipProperties: [[Int]]
   /// The entity of each live object.
   private var entities = ObjectNumberMap<Int32>()
   /// The length of each non-empty ordered list, by property number, then object.
@@ -149,6 +156,10 @@ struct ObjectShapes {
     self.schema = schema
     listProperties = Self.listProperties(of: schema)
     valueCounts = schema.entities.map(\.properties.count)
+    checks = StoredValueCheck.checks(of: schema)
+    relationshipProperties = schema.entities.map { entity in
+      entity.properties.indices.filter { entity.properties[$0].relationship != nil }
+    }
     let propertyCount = valueCounts.max() ?? 0
     lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
     nextObjectNumber = gathered.nextObjectNumber
@@ -251,9 +262,15 @@ struct ObjectShapes {
     throws
   {
     let applier = ChangesetApplier(schema: schema)
+    // Every reference written, checked once the whole changeset is applied.
+    var references: [WrittenReference] = []
     try changeset.insertedObjects.forEach { id, entity, values in
       if !valueCounts.indices.contains(entity) || valueCounts[entity] != values.count {
         try applier.check(id, entity: entity, valueCount: values.count)  // throws, naming it
+      }
+      try check(values, of: id, entity: entity)
+      for property in relationshipProperties[entity] {
+        note(values[property], of: id, entity: entity, property: property, in: &references)
       }
       guard entities.insert(Int32(entity), for: id) else {
         throw ObjectGraphError(.corruptStore, "object \(id) is inserted twice", objectID: id)
@@ -283,6 +300,12 @@ struct ObjectShapes {
         let isList = property.relationship?.isToMany == true
         switch change.kind {
         case .set(let value):
+          guard checks[entityIndex][change.property].accepts(value, isDeferredString: false) else {
+            throw StoredValueCheck.mismatch(
+              value, of: update.id, in: description, property: change.property, verb: "saves")
+          }
+          note(
+            value, of: update.id, entity: entityIndex, property: change.property, in: &references)
           if isList { setLength(Self.listCount(value), of: change.property, update.id, &undo) }
         case .edit(let edits):
           guard isList else {
@@ -291,6 +314,12 @@ struct ObjectShapes {
               "list edits on \(description.name).\(property.name), which is not a to-many "
                 + "relationship", entity: description.name, property: property.name,
               objectID: update.id)
+          }
+          for case .insert(let target, _) in edits {
+            references.append(
+              WrittenReference(
+                source: update.id, entity: Int32(entityIndex), property: Int32(change.property),
+                target: target))
           }
           let length = Int(lengths[change.property][update.id] ?? 0)
           let newLength = try edits.reduce(length) { try $1.count(after: $0) }
@@ -304,6 +333,55 @@ struct ObjectShapes {
       }
       setEntity(nil, of: id, &undo)
       for property in listProperties[Int(entityIndex)] { setLength(0, of: property, id, &undo) }
+    }
+    for reference in references where entities[reference.target] == nil {
+      let entity = schema.entities[Int(reference.entity)]
+      let property = entity.properties[Int(reference.property)]
+      let isDeleted = changeset.deleted.contains(reference.target)
+      throw ObjectGraphError(
+        .corruptStore,
+        "object \(reference.source) of \(entity.name) refers through \(property.name) to "
+          + "\(reference.target), which \(isDeleted ? "this save deletes" : "is not stored")",
+        entity: entity.name, property: property.name, objectID: reference.source)
+    }
+  }
+
+  /// A reference a changeset writes: `source`'s property `property` to `target`.
+  private struct WrittenReference {
+    var source: ObjectID
+    var entity: Int32
+    var property: Int32
+    var target: ObjectID
+  }
+
+  /// Throws unless each of an inserted object's values fits its property.
+  private func check(_ values: UnsafeBufferPointer<PersistentValue>, of id: ObjectID, entity: Int)
+    throws
+  {
+    for (property, check) in checks[entity].enumerated()
+    where !check.accepts(values[property], isDeferredString: false) {
+      throw StoredValueCheck.mismatch(
+        values[property], of: id, in: schema.entities[entity], property: property, verb: "saves")
+    }
+  }
+
+  /// Notes the references in relationship value `value` of object `id`.
+  private func note(
+    _ value: PersistentValue, of id: ObjectID, entity: Int, property: Int,
+    in references: inout [WrittenReference]
+  ) {
+    switch value {
+    case .reference(let target):
+      references.append(
+        WrittenReference(
+          source: id, entity: Int32(entity), property: Int32(property), target: target))
+    case .references(let targets):
+      for target in targets {
+        references.append(
+          WrittenReference(
+            source: id, entity: Int32(entity), property: Int32(property), target: target))
+      }
+    default: break
     }
   }
 

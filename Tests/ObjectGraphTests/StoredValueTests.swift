@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// A gauge's settings, stored as a `Codable` value.
+struct GaugeSettings: Codable, Equatable {
+  var unit: String
+  var precision: Int
+}
+
+/// A model with attributes of several kinds, whose stored values are checked when loaded.
+final class Gauge: ManagedObject {
+  @Attribute var enabled = false
+  @Attribute var level: Int8 = 0
+  @Attribute var label = ""
+  @Attribute var reading: Double? = nil
+  @Attribute var settings = GaugeSettings(unit: "mm", precision: 1)
+}
+
+/// No stored value traps when the app reads it: a value that does not fit its attribute, or
+/// `Codable` bytes the app's type no longer decodes, is an error naming the object, entity
+/// and property when the store is loaded, on every store.
+@MainActor @Suite struct StoredValueTests {
+  static let schema: Schema = {
+    let container = try! ObjectContainer(for: Gauge.self, store: InMemoryStore())
+    return container.schema
+  }()
+
+  /// The stored values of a gauge that fit: enabled, level, label, reading, settings.
+  static let fitting: [PersistentValue] = [
+    .bool(true), .int(-7), .string("north"), .null,
+    .data(try! JSONEncoder().encode(GaugeSettings(unit: "cm", precision: 3))),
+  ]
+
+  /// Values that do not fit, with the property they are stored in.
+  static let misfits: [(property: Int, value: PersistentValue, name: String)] = [
+    (0, .int(57), "enabled"),
+    (1, .int(300), "level"),
+    (1, .string("high"), "level"),
+    (2, .null, "label"),
+    (2, .date(Date(timeIntervalSinceReferenceDate: 0)), "label"),
+    (3, .string("1.5"), "reading"),
+    (4, .uuid(UUID()), "settings"),
+  ]
+
+  enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
+    case inMemory, binary
+    var testDescription: String { rawValue }
+  }
+
+  /// A container over a store holding one gauge with `values`.
+  private func open(
+    _ values: [PersistentValue], on kind: StoreKind, in directory: TemporaryDirectory
+  )
+    throws -> ObjectContainer
+  {
+    let gauge = ObjectSnapshot(id: ObjectID(rawValue: 1), entity: 0, values: values)
+    switch kind {
+    case .inMemory:
+      return try ObjectContainer(
+        for: Gauge.self,
+        store: FixedContentsStore(
+          contents: StoreContents(objects: [gauge], nextObjectNumber: 2)))
+    case .binary:
+      // The bytes a store of another app (or a damaged one) could hold: written directly.
+      let url = directory.file("gauges.store")
+      let header = try BinaryStoreHeader.encode(schema: Self.schema)
+      let record = try RecordWriter.encodeSnapshot([gauge], nextObjectNumber: 2)
+      try writeFile(url, header + record.bytes)
+      return try ObjectContainer(for: Gauge.self, storeURL: url)
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func fittingValuesLoadAndRead(_ kind: StoreKind) throws {
+    let directory = try TemporaryDirectory()
+    let container = try open(Self.fitting, on: kind, in: directory)
+    let gauge = try #require(try container.mainContext.fetch(FetchDescriptor<Gauge>()).first)
+    #expect(gauge.enabled && gauge.level == -7 && gauge.label == "north" && gauge.reading == nil)
+    #expect(gauge.settings == GaugeSettings(unit: "cm", precision: 3))
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aValueThatDoesNotFitItsAttributeIsAnErrorNamingIt(_ kind: StoreKind) throws {
+    for misfit in Self.misfits {
+      let directory = try TemporaryDirectory()
+      var values = Self.fitting
+      values[misfit.property] = misfit.value
+      let error = try #require(throws: ObjectGraphError.self) {
+        _ = try open(values, on: kind, in: directory)
+      }
+      #expect(error.code == .corruptStore, "\(misfit.value) in \(misfit.name)")
+      #expect(error.entity == "Gauge" && error.property == misfit.name)
+      #expect(error.objectID == ObjectID(rawValue: 1))
+      #expect(error.message.contains("holds") && error.message.contains(misfit.name))
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func codableBytesThatNoLongerDecodeAreAnErrorNamingTheProperty(_ kind: StoreKind) throws {
+    let directory = try TemporaryDirectory()
+    var values = Self.fitting
+    values[4] = .data(Data(#"{"unit":"cm","digits":3}"#.utf8))  // an older shape
+    let error = try #require(throws: ObjectGraphError.self) {
+      _ = try open(values, on: kind, in: directory)
+    }
+    #expect(error.code == .schemaMismatch)
+    #expect(error.entity == "Gauge" && error.property == "settings")
+    #expect(error.objectID == ObjectID(rawValue: 1))
+    #expect(error.message.contains("GaugeSettings"))
+  }
+}
+
+/// A store that holds fixed contents and accepts every save: what a store written by other
+/// code could hand a container.
+final class FixedContentsStore: PersistentStore, @unchecked Sendable {
+  private let contents: StoreContents
+  init(contents: StoreContents) { self.contents = contents }
+  func open(schema: Schema) throws {}
+  func load() throws -> StoreContents { contents }
+  func save(_ changeset: Changeset) throws {}
+  func close() {}
+}
