@@ -1,13 +1,14 @@
 import Foundation
 
-/// A fresh directory under the system's temporary directory, removed when released.
+/// A fresh directory under the system's temporary directory (or another), removed when
+/// released.
 final class TemporaryDirectory: Sendable {
   /// The directory.
   let url: URL
 
-  /// Creates a unique empty directory.
-  init() throws {
-    url = FileManager.default.temporaryDirectory
+  /// Creates a unique empty directory, under `parent` if given.
+  init(under parent: URL? = nil) throws {
+    url = (parent ?? FileManager.default.temporaryDirectory)
       .appendingPathComponent("ObjectGraphTests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   }

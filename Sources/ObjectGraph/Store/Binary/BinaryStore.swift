@@ -60,6 +60,9 @@ public final class BinaryStore: PersistentStore {
     /// Why saves are refused until the store is opened again (a directory sync failed, so
     /// the file's name may not survive a crash), if they are.
     var refusal: String?
+    /// Why saves and compactions are refused until the store is opened again: ``refusal``,
+    /// or a failed save that could not be undone, so that the file may hold it or not.
+    var needsReopen: String? { refusal ?? file.unknownOutcome }
     /// What opening repaired, if anything.
     var recovery: String?
 
@@ -168,10 +171,9 @@ public final class BinaryStore: PersistentStore {
       if changeset.isEmpty && changeset.nextObjectNumber <= state.shapes.nextObjectNumber {
         return
       }
-      if let refusal = state.refusal {
-        throw ObjectGraphError(
-          .storeNeedsReopen, "refused, nothing written: \(refusal); open the store again")
-      }
+      // Before the changeset is checked: after an unknown outcome the shapes are those
+      // before that save, which the file may not hold, so no check against them means much.
+      try refuseIfNeedsReopen(state)
       if state.directoryNeedsSync {
         do {
           try StoreFile.synchronizeDirectory(of: url, probe: probe)
@@ -230,7 +232,8 @@ public final class BinaryStore: PersistentStore {
   /// Rewrites the file with only the live objects, now.
   ///
   /// - Throws: ``ObjectGraphError`` naming the file (``ObjectGraphError/Code/io``,
-  ///   ``ObjectGraphError/Code/storeClosed``); the old file is then untouched.
+  ///   ``ObjectGraphError/Code/storeClosed``, or ``ObjectGraphError/Code/storeNeedsReopen``
+  ///   when saves are refused); the old file is then untouched.
   /// - Complexity: O(*n* log *n*) in the number of live objects.
   public func compact() throws {
     try withOpenState { try compact(&$0) }
@@ -365,6 +368,10 @@ public final class BinaryStore: PersistentStore {
   }
 
   private func compact(_ state: inout OpenState) throws {
+    // A file whose last save's outcome is unknown may hold that save or not, while the shapes
+    // do not: a compaction would make whatever it holds durable on a new file that accepts
+    // saves again, checked against shapes that may not match it.
+    try refuseIfNeedsReopen(state)
     let header = try BinaryStoreHeader.encode(schema: state.schema)
     let graph = try replayFile(state).graph
     let record = try RecordWriter.encodeSnapshot(
@@ -384,6 +391,14 @@ public final class BinaryStore: PersistentStore {
   }
 
   // MARK: - Support
+
+  /// Throws ``ObjectGraphError/Code/storeNeedsReopen`` if the store refuses to write.
+  private func refuseIfNeedsReopen(_ state: OpenState) throws {
+    if let reason = state.needsReopen {
+      throw ObjectGraphError(
+        .storeNeedsReopen, "refused, nothing written: \(reason); open the store again")
+    }
+  }
 
   private func withOpenState<Result>(_ body: (inout OpenState) throws -> Result) throws -> Result {
     try phase.withLock { phase in

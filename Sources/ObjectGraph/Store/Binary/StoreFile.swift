@@ -265,9 +265,8 @@ final class StoreFile: @unchecked Sendable {
 
   /// `ftruncate`, through the probe.
   private func resize(to length: Int) throws {
-    probe?.count(.truncate)
-    if probe?.takeFault(.truncate) == true {
-      throw Self.ioError(url, "cannot truncate", code: EIO)
+    if case .error(let code)? = probe?.attempt(.truncate) {
+      throw Self.ioError(url, "cannot truncate", code: code)
     }
     guard ftruncate(descriptor, off_t(length)) == 0 else {
       throw Self.ioError(url, "cannot truncate")
@@ -280,8 +279,8 @@ final class StoreFile: @unchecked Sendable {
   ///
   /// - Throws: ``ObjectGraphError/Code/io`` naming both paths.
   func move(to destination: URL) throws {
-    if probe?.takeFault(.rename) == true {
-      throw Self.ioError(url, "cannot rename to \(destination.path)", code: EIO)
+    if case .error(let code)? = probe?.attempt(.rename) {
+      throw Self.ioError(url, "cannot rename to \(destination.path)", code: code)
     }
     let result = url.withUnsafeFileSystemRepresentation { from in
       destination.withUnsafeFileSystemRepresentation { to in
@@ -298,9 +297,8 @@ final class StoreFile: @unchecked Sendable {
   ///
   /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
   func synchronizeData() throws {
-    probe?.count(.dataSync)
-    if probe?.takeFault(.dataSync) == true {
-      throw Self.ioError(url, "cannot synchronize", code: EIO)
+    if case .error(let code)? = probe?.attempt(.dataSync) {
+      throw Self.ioError(url, "cannot synchronize", code: code)
     }
     while fdatasync(descriptor) != 0 {
       if errno == EINTR { continue }
@@ -313,9 +311,8 @@ final class StoreFile: @unchecked Sendable {
   ///
   /// - Throws: ``ObjectGraphError/Code/io`` naming the file.
   func synchronize() throws {
-    probe?.count(.fullSync)
-    if probe?.takeFault(.fullSync) == true {
-      throw Self.ioError(url, "cannot synchronize", code: EIO)
+    if case .error(let code)? = probe?.attempt(.fullSync) {
+      throw Self.ioError(url, "cannot synchronize", code: code)
     }
     while fsync(descriptor) != 0 {
       if errno == EINTR { continue }
@@ -337,27 +334,41 @@ final class StoreFile: @unchecked Sendable {
     descriptor = -1
   }
 
-  /// Writes all of `bytes` at `offset`, retrying interrupted and short writes.
-  private func write(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws {
-    probe?.count(.write)
-    let failing = probe?.takeFault(.write) == true
-    // An injected failure writes half of the bytes first, like a full disk would.
-    let limit = failing ? buffer.count / 2 : buffer.count
-    try writeFully(UnsafeRawBufferPointer(rebasing: buffer[..<limit]), at: offset)
-    if failing { throw Self.ioError(url, "cannot write to", code: ENOSPC) }
+  /// Writes all of `buffer` at `offset` (one attempt of `operation` for the probe).
+  private func write(
+    _ buffer: UnsafeRawBufferPointer, at offset: Int,
+    as operation: StoreIOProbe.Operation = .write
+  ) throws {
+    switch probe?.attempt(operation) {
+    case nil:
+      try writeFully(buffer, at: offset)
+    case .error(let code):
+      throw Self.ioError(url, "cannot write to", code: code)
+    case .partialWrite(let code):
+      try writeFully(UnsafeRawBufferPointer(rebasing: buffer[..<(buffer.count / 2)]), at: offset)
+      throw Self.ioError(url, "cannot write to", code: code)
+    case .shortWrites:
+      try writeFully(buffer, at: offset, inShortSteps: true)
+    }
   }
 
-  /// Writes `count` zero bytes at `offset` (reserved room; not counted by the probe).
+  /// Writes `count` zero bytes at `offset` (reserved room).
   private func writeZeros(count: Int, at offset: Int) throws {
     let zeros = [UInt8](repeating: 0, count: count)
-    try zeros.withUnsafeBytes { try writeFully($0, at: offset) }
+    try zeros.withUnsafeBytes { try write($0, at: offset, as: .roomWrite) }
   }
 
-  private func writeFully(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws {
+  /// Writes all of `buffer` at `offset`, retrying interrupted and short writes; with
+  /// `inShortSteps` (a probe's fault) each `pwrite` is asked for at most half of what is left,
+  /// so it returns a short count as a full disk or a signal can make it.
+  private func writeFully(
+    _ buffer: UnsafeRawBufferPointer, at offset: Int, inShortSteps: Bool = false
+  ) throws {
     var written = 0
     while written < buffer.count {
+      let left = buffer.count - written
       let result = pwrite(
-        descriptor, buffer.baseAddress! + written, buffer.count - written,
+        descriptor, buffer.baseAddress! + written, inShortSteps ? max(1, left / 2) : left,
         off_t(offset + written))
       if result < 0 {
         if errno == EINTR { continue }
@@ -381,9 +392,8 @@ final class StoreFile: @unchecked Sendable {
   /// - Throws: ``ObjectGraphError/Code/io`` naming the directory.
   static func synchronizeDirectory(of url: URL, probe: StoreIOProbe?) throws {
     let directory = url.deletingLastPathComponent()
-    probe?.count(.directorySync)
-    if probe?.takeFault(.directorySync) == true {
-      throw ioError(directory, "cannot synchronize", code: EIO)
+    if case .error(let code)? = probe?.attempt(.directorySync) {
+      throw ioError(directory, "cannot synchronize", code: code)
     }
     let descriptor = directory.withUnsafeFileSystemRepresentation { path -> Int32 in
       guard let path else { return -1 }

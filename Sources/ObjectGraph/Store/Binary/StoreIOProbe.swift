@@ -1,18 +1,28 @@
 import Synchronization
 
-/// A test hook for ``StoreFile``: counts writes and syncs, makes chosen operations fail, and
-/// can record every change to the file system.
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A test hook for ``StoreFile``: counts writes and syncs, makes chosen attempts of them
+/// fail, and can record every change to the file system.
 ///
 /// Production stores have none. Tests create one, pass it to `BinaryStore(url:options:probe:)`
 /// and check, for example, that a save synced once before returning, or that a failed write
-/// left the file as it was. A probe made with `recordsEvents` keeps each write (with its
-/// bytes), truncation, sync, rename, creation and removal in order, so that a test can build
-/// the states a crash could leave on disk.
+/// left the file as it was. A ``Fault`` aims at the *n*-th attempt of an operation, once or
+/// from then on, with an `errno` of the test's choice (or, for writes, short `pwrite`s). A
+/// probe made with `recordsEvents` keeps each write (with its bytes), truncation, sync,
+/// rename, creation and removal in order, so that a test can build the states a crash could
+/// leave on disk.
 final class StoreIOProbe: Sendable {
   /// An operation that can be counted or made to fail.
-  enum Operation: Hashable, Sendable {
-    /// One `pwrite` loop (a failure writes half the bytes, then fails).
+  enum Operation: Hashable, Sendable, CaseIterable {
+    /// One `pwrite` loop of an append's bytes.
     case write
+    /// The `pwrite` loop of the zero bytes an append reserves after its records.
+    case roomWrite
     /// `fdatasync` of the store file.
     case dataSync
     /// `fsync` of a file.
@@ -23,6 +33,67 @@ final class StoreIOProbe: Sendable {
     case rename
     /// `ftruncate` of a file.
     case truncate
+
+    /// Whether the operation writes bytes (and so can write some of them).
+    var writesBytes: Bool { self == .write || self == .roomWrite }
+  }
+
+  /// A failure to inject: what chosen attempts of an operation do instead of their work.
+  struct Fault: Sendable, CustomStringConvertible {
+    /// What a faulty attempt does.
+    enum Effect: Sendable, Equatable {
+      /// The call fails with this `errno`, having done nothing.
+      case error(Int32)
+      /// Writes only: the call writes half of its bytes, then fails with this `errno` (a disk
+      /// filling up).
+      case partialWrite(Int32)
+      /// Writes only: each `pwrite` of the loop writes at most half of the bytes left and
+      /// returns that shorter count, which is not an error: the loop must go on.
+      case shortWrites
+    }
+
+    /// Which attempts are faulty.
+    enum Duration: Sendable {
+      /// Only the chosen attempt.
+      case once
+      /// The chosen attempt and every one after it (a disk that died).
+      case forGood
+    }
+
+    var operation: Operation
+    /// The attempt aimed at, counting the probe's attempts of ``operation`` from 1.
+    var attempt: Int
+    var effect: Effect
+    var duration: Duration
+
+    init(_ operation: Operation, attempt: Int, _ effect: Effect, _ duration: Duration = .once) {
+      switch effect {
+      case .error: break
+      case .partialWrite, .shortWrites:
+        precondition(operation.writesBytes, "only a write can write some of its bytes")
+      }
+      self.operation = operation
+      self.attempt = attempt
+      self.effect = effect
+      self.duration = duration
+    }
+
+    /// Whether the `number`-th attempt of `operation` is faulty.
+    func applies(to operation: Operation, attempt number: Int) -> Bool {
+      operation == self.operation
+        && (duration == .once ? number == attempt : number >= attempt)
+    }
+
+    var description: String {
+      let effect =
+        switch self.effect {
+        case .error(let code): "fails with errno \(code)"
+        case .partialWrite(let code): "writes half, then fails with errno \(code)"
+        case .shortWrites: "writes short"
+        }
+      let when = duration == .once ? "attempt \(attempt)" : "attempts \(attempt)..."
+      return "\(operation) \(when) \(effect)"
+    }
   }
 
   /// A change to the file system, as recorded.
@@ -45,9 +116,7 @@ final class StoreIOProbe: Sendable {
 
   private struct State {
     var counts: [Operation: Int] = [:]
-    var faults: [Operation: Int] = [:]
-    /// Operations that fail every time from now on.
-    var failing: Set<Operation> = []
+    var faults: [Fault] = []
     var events: [Event] = []
   }
 
@@ -72,9 +141,29 @@ final class StoreIOProbe: Sendable {
     state.withLock { $0.events.append(event) }
   }
 
-  /// Makes every attempt of `operation` fail from now on (a disk failing for good).
+  /// Makes every attempt of `operation` fail from now on (a disk failing for good): writes
+  /// write half of their bytes, then fail with `ENOSPC`; other operations fail with `EIO`.
   func failAlways(_ operation: Operation) {
-    state.withLock { _ = $0.failing.insert(operation) }
+    state.withLock { state in
+      let next = state.counts[operation, default: 0] + 1
+      state.faults.append(
+        Fault(operation, attempt: next, Self.defaultEffect(of: operation), .forGood))
+    }
+  }
+
+  /// Makes the next `times` attempts of `operation` fail, as ``failAlways(_:)`` does.
+  func failNext(_ operation: Operation, times: Int = 1) {
+    state.withLock { state in
+      let next = state.counts[operation, default: 0] + 1
+      for attempt in next..<next + times {
+        state.faults.append(Fault(operation, attempt: attempt, Self.defaultEffect(of: operation)))
+      }
+    }
+  }
+
+  /// Adds `fault` to the faults injected.
+  func inject(_ fault: Fault) {
+    state.withLock { $0.faults.append(fault) }
   }
 
   /// How many times `operation` ran (or was attempted).
@@ -82,23 +171,17 @@ final class StoreIOProbe: Sendable {
     state.withLock { $0.counts[operation, default: 0] }
   }
 
-  /// Makes the next `times` attempts of `operation` fail.
-  func failNext(_ operation: Operation, times: Int = 1) {
-    state.withLock { $0.faults[operation, default: 0] += times }
-  }
-
-  /// Counts one attempt of `operation`.
-  func count(_ operation: Operation) {
-    state.withLock { $0.counts[operation, default: 0] += 1 }
-  }
-
-  /// Whether this attempt of `operation` must fail (using up one requested failure).
-  func takeFault(_ operation: Operation) -> Bool {
+  /// Counts one attempt of `operation`, returning what it must do instead of its work, if
+  /// a fault applies to it (the first injected that does).
+  func attempt(_ operation: Operation) -> Fault.Effect? {
     state.withLock { state in
-      if state.failing.contains(operation) { return true }
-      guard let remaining = state.faults[operation], remaining > 0 else { return false }
-      state.faults[operation] = remaining - 1
-      return true
+      let number = state.counts[operation, default: 0] + 1
+      state.counts[operation] = number
+      return state.faults.first { $0.applies(to: operation, attempt: number) }?.effect
     }
+  }
+
+  private static func defaultEffect(of operation: Operation) -> Fault.Effect {
+    operation.writesBytes ? .partialWrite(ENOSPC) : .error(EIO)
   }
 }
