@@ -161,9 +161,15 @@ public final class BinaryStore: PersistentStore {
   /// Appends the changeset as one record and makes it durable before returning.
   ///
   /// - Throws: ``ObjectGraphError`` naming the file: ``ObjectGraphError/Code/corruptStore``
-  ///   when the changeset does not fit the stored objects, ``ObjectGraphError/Code/io`` when
-  ///   writing or syncing fails (the file is then cut back to where it was),
-  ///   ``ObjectGraphError/Code/storeClosed`` when not open. When it throws, nothing changed.
+  ///   when the changeset does not fit the stored objects (an unknown object, a value of
+  ///   another type than its property's, a reference to an object not stored or deleted by
+  ///   the same changeset), ``ObjectGraphError/Code/io`` when writing or syncing fails (the
+  ///   file is then cut back to where it was, and that is synced),
+  ///   ``ObjectGraphError/Code/storeNeedsReopen`` after an earlier save's outcome became
+  ///   unknown or a directory sync failed, ``ObjectGraphError/Code/storeClosed`` when not
+  ///   open: then nothing changed. ``ObjectGraphError/Code/saveOutcomeUnknown`` when a write
+  ///   or sync failed and cutting the file back failed too: a reopen may or may not show
+  ///   this save, and the store refuses every later save until it is opened again.
   /// - Complexity: O(*k*) in the size of the changeset, plus one `fdatasync`; sometimes
   ///   followed by a compaction, O(*n*) in the live data.
   public func save(_ changeset: Changeset) throws {
