@@ -112,6 +112,81 @@ final class Gauge: ManagedObject {
   }
 }
 
+/// Two versions of one model whose `Codable` attribute changed shape between them.
+enum MeterV1 {
+  struct Reading: Codable { var value: Int }
+  final class Meter: ManagedObject {
+    @Attribute var reading = Reading(value: 1)
+  }
+}
+
+enum MeterV2 {
+  struct Reading: Codable {
+    var value: Double
+    var unit: String?
+  }
+  final class Meter: ManagedObject {
+    @Attribute var reading = Reading(value: 1, unit: nil)
+  }
+}
+
+/// A `Codable` attribute's type is part of the schema: its shape is recorded, and a store
+/// written with another shape is refused by name when opened, not read until it traps.
+@MainActor @Suite struct CodableShapeTests {
+  @Test func theSchemaRecordsACodableTypesNameAndShape() throws {
+    let container = try ObjectContainer(for: Sample.self, store: InMemoryStore())
+    let properties = container.schema.entities[0].properties
+    let shape = { (name: String) in
+      properties.first { $0.name == name }?.attribute?.codableType
+    }
+    #expect(shape("settings") == "Settings {labels: [String], volume: Int}")
+    #expect(shape("optionalSettings") == "Settings {labels: [String], volume: Int}")
+    #expect(shape("string") == nil)
+    #expect(
+      CodableShape.of(MeterV2.Reading.self) == "Reading {unit?: String, value: Double}")
+  }
+
+  @Test func aStoreWrittenWithAnotherShapeIsRefusedNamingTheProperty() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("meters.store")
+    do {
+      let container = try ObjectContainer(for: MeterV1.Meter.self, storeURL: url)
+      container.mainContext.insert(MeterV1.Meter())
+      try container.mainContext.save()
+    }
+    let error = try #require(throws: ObjectGraphError.self) {
+      _ = try ObjectContainer(for: MeterV2.Meter.self, storeURL: url)
+    }
+    #expect(error.code == .schemaMismatch)
+    #expect(error.message.contains("the Codable type of reading changed"))
+    #expect(error.message.contains("Reading {value: Int}"))
+    #expect(error.message.contains("Reading {unit?: String, value: Double}"))
+    #expect(try ObjectContainer(for: MeterV1.Meter.self, storeURL: url).schema.entities.count == 1)
+  }
+
+  @Test func aStoreWrittenBeforeShapesWereRecordedOpens() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("gauges.store")
+    var unshaped = StoredValueTests.schema
+    for index in unshaped.entities[0].properties.indices {
+      guard case .attribute(var attribute) = unshaped.entities[0].properties[index].kind else {
+        continue
+      }
+      attribute.codableType = nil
+      unshaped.entities[0].properties[index].kind = .attribute(attribute)
+    }
+    #expect(unshaped != StoredValueTests.schema, "the model's schema records a shape")
+    let gauge = ObjectSnapshot(
+      id: ObjectID(rawValue: 1), entity: 0, values: StoredValueTests.fitting)
+    let header = try BinaryStoreHeader.encode(schema: unshaped)
+    let record = try RecordWriter.encodeSnapshot([gauge], nextObjectNumber: 2)
+    try writeFile(url, header + record.bytes)
+    let container = try ObjectContainer(for: Gauge.self, storeURL: url)
+    let loaded = try container.mainContext.fetch(FetchDescriptor<Gauge>())
+    #expect(loaded.map(\.settings) == [GaugeSettings(unit: "cm", precision: 3)])
+  }
+}
+
 /// A store that holds fixed contents and accepts every save: what a store written by other
 /// code could hand a container.
 final class FixedContentsStore: PersistentStore, @unchecked Sendable {

@@ -95,7 +95,8 @@ public struct Attribute<Value> {
         AttributeBlueprint(
           valueType: Value.self, options: options, codec: codec,
           decodingProblem: codec?.type == .codable
-            ? AttributeCodec.decodingProblem(as: Value.self) : nil)))
+            ? AttributeCodec.decodingProblem(as: Value.self) : nil,
+          codableType: codec?.type == .codable ? AttributeCodec.shape(of: Value.self) : nil)))
     // A type that cannot be persisted is reported by the schema, not here.
     let frame = ModelBuildState.currentFrame()
     guard codec != nil else { return frame.pointee.append(.value(.null)) }

@@ -100,6 +100,12 @@ struct AttributeCodec {
     }
   }
 
+  /// The name and shape of a `Codable` type, as the schema records it.
+  @usableFromInline
+  static func shape<Value>(of _: Value.Type) -> String? {
+    (Value.self as? any Decodable.Type).map(CodableShape.of)
+  }
+
   @usableFromInline
   static var encoder: JSONEncoder {
     let encoder = JSONEncoder()

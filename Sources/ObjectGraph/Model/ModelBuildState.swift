@@ -270,6 +270,8 @@ struct AttributeBlueprint {
   var codec: AttributeCodec?
   /// For a `Codable` type, why stored bytes do not decode as it (nil when they do).
   var decodingProblem: ((Data) -> String?)?
+  /// For a `Codable` type, its name and shape (``CodableShape``).
+  var codableType: String?
 }
 
 @usableFromInline

@@ -106,7 +106,8 @@ enum ModelRegistry {
               AttributeModel(
                 description: AttributeDescription(
                   type: codec.type, isOptional: codec.isOptional,
-                  isUnique: options.contains(.unique), isIndexed: options.contains(.indexed)),
+                  isUnique: options.contains(.unique), isIndexed: options.contains(.indexed),
+                  codableType: attribute.codableType),
                 decodingProblem: attribute.decodingProblem))))
       case .relationship(let relationship):
         properties.append(

@@ -17,6 +17,27 @@ public struct Schema: Hashable, Codable, Sendable {
   public func entityIndex(named name: String) -> Int? {
     entities.firstIndex { $0.name == name }
   }
+
+  /// Whether a store written with `stored` holds data of this schema: the schemas are
+  /// equal, but for the shapes of `Codable` types that `stored` did not record (a store
+  /// written before they were; its values are checked as they are loaded).
+  public func matches(stored: Schema) -> Bool {
+    if stored == self { return true }
+    guard stored.entities.count == entities.count else { return false }
+    var adjusted = self
+    for (entity, storedEntity) in zip(adjusted.entities.indices, stored.entities) {
+      let properties = adjusted.entities[entity].properties
+      guard properties.count == storedEntity.properties.count else { return false }
+      for (property, storedProperty) in zip(properties.indices, storedEntity.properties) {
+        guard case .attribute(var attribute) = properties[property].kind,
+          storedProperty.attribute?.codableType == nil
+        else { continue }
+        attribute.codableType = nil
+        adjusted.entities[entity].properties[property].kind = .attribute(attribute)
+      }
+    }
+    return stored == adjusted
+  }
 }
 
 /// One entity: a model class's persistent properties.
@@ -88,13 +109,22 @@ public struct AttributeDescription: Hashable, Codable, Sendable {
   public var isUnique: Bool
   /// Whether fetches by equality on this attribute use an index.
   public var isIndexed: Bool
+  /// For a ``AttributeType/codable`` attribute, its Swift type's name and shape (the keys
+  /// and value types its decoding asks for, see ``CodableShape``), e.g.
+  /// `Settings {labels: [String], volume: Int}`: a changed type is a changed schema. Nil for
+  /// other attributes, and in schemas stored before shapes were recorded.
+  public var codableType: String?
 
   /// Creates an attribute description.
-  public init(type: AttributeType, isOptional: Bool, isUnique: Bool, isIndexed: Bool) {
+  public init(
+    type: AttributeType, isOptional: Bool, isUnique: Bool, isIndexed: Bool,
+    codableType: String? = nil
+  ) {
     self.type = type
     self.isOptional = isOptional
     self.isUnique = isUnique
     self.isIndexed = isIndexed
+    self.codableType = codableType
   }
 }
 

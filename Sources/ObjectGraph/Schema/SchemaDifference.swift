@@ -32,6 +32,18 @@ public struct SchemaDifference: Sendable {
         guard let was = old.properties.first(where: { $0.name == property.name }),
           was != property
         else { continue }
+        if var unshaped = property.attribute, let stored = was.attribute,
+          unshaped.codableType != stored.codableType
+        {
+          unshaped.codableType = stored.codableType
+          if unshaped == stored {
+            changes.append(
+              "entity \(entity.name): the Codable type of \(property.name) changed: stored "
+                + "\(stored.codableType ?? "unrecorded"), model \(property.attribute!.codableType ?? "none")"
+            )
+            continue
+          }
+        }
         changes.append(
           "entity \(entity.name): property \(property.name) was \(was.kind), is \(property.kind)")
       }

@@ -307,7 +307,9 @@ public final class BinaryStore: PersistentStore {
       let header = try checked { () throws(FormatError) in
         try BinaryStoreHeader.decode(buffer, expecting: expected)
       }
-      guard header.schema == schema else { throw mismatchError(stored: header.schema, schema) }
+      guard schema.matches(stored: header.schema) else {
+        throw mismatchError(stored: header.schema, schema)
+      }
       return (header, try self.replay(buffer, from: header.byteCount, schema: schema))
     }
     var recovery: String?
