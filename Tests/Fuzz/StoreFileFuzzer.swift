@@ -86,8 +86,15 @@ private func storeURL() -> URL {
   let base =
     FileManager.default.fileExists(atPath: shm.path)
     ? shm : FileManager.default.temporaryDirectory
-  let directory = base.appendingPathComponent(
-    "objectgraph-fuzz-\(getpid())", isDirectory: true)
+  let parent = base.appendingPathComponent("objectgraph-fuzz", isDirectory: true)
+  // A process that crashed (a finding) left its directory: remove those of dead processes.
+  let entries = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
+  for entry in entries {
+    if let pid = Int32(entry), kill(pid, 0) != 0, errno == ESRCH {
+      try? FileManager.default.removeItem(at: parent.appendingPathComponent(entry))
+    }
+  }
+  let directory = parent.appendingPathComponent("\(getpid())", isDirectory: true)
   try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   scratchDirectory = directory
   atexit {
