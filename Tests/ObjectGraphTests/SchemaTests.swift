@@ -30,6 +30,22 @@ enum Duplicates {
   }
 }
 
+/// Classes no other test uses, so that `classesBuiltOnSeveralThreadsAtOnceGetOneModelEach`
+/// builds them for the first time.
+final class RacingFolder: ManagedObject {
+  @Attribute var name = ""
+  @Relationship(inverse: \RacingFile.folder) var files: [RacingFile]
+  @Relationship var cover: RacingCover?
+}
+
+final class RacingFile: ManagedObject {
+  @Relationship var folder: RacingFolder?
+}
+
+final class RacingCover: ManagedObject {
+  @Relationship(inverse: \RacingFolder.cover) var folder: RacingFolder?
+}
+
 /// The schema is built from the classes; what cannot be persisted is rejected when the
 /// container is made, naming the class and the property.
 @Suite struct SchemaTests {
@@ -56,6 +72,31 @@ enum Duplicates {
     #expect(note.properties[1].relationship?.inverse == "notes")
     let item = try #require(container.schema.entities.first)
     #expect(item.properties[2].relationship?.inverse == nil)
+  }
+
+  /// Under ThreadSanitizer this also checks that no build writes models another published.
+  @Test func classesBuiltOnSeveralThreadsAtOnceGetOneModelEach() throws {
+    let classes: [ManagedObject.Type] = [RacingFolder.self, RacingFile.self, RacingCover.self]
+    let seen = LockedBox<[[ObjectIdentifier]]>([])
+    DispatchQueue.concurrentPerform(iterations: 6) { thread in
+      // Each thread starts from another class, and reads what it gets at once.
+      guard let first = try? ModelRegistry.models(for: [classes[thread % classes.count]]),
+        let all = try? ModelRegistry.models(for: classes)
+      else { return }
+      for model in first + all {
+        for property in model.properties {
+          guard case .relationship(let relationship) = property.kind else { continue }
+          _ = (relationship.inverse, relationship.inverseModel?.isToMany)
+        }
+      }
+      seen.withLock { $0.append(all.map(ObjectIdentifier.init)) }
+    }
+    let results = seen.withLock { $0 }
+    #expect(results.count == 6)
+    #expect(Set(results).count == 1)
+    let folder = ModelRegistry.model(for: RacingFolder.self)
+    #expect(folder.relationship(1)?.inverse == 0)  // RacingFile.folder
+    #expect(folder.relationship(2)?.inverse == 0)  // RacingCover.folder
   }
 
   @Test func everyAttributeTypeIsDescribed() throws {

@@ -6,8 +6,16 @@ import Synchronization
 /// record how they were declared), reads the wrappers' names with one `Mirror` (labels
 /// `_title`, `_children`), then resolves each relationship's destination and inverse. The
 /// classes a relationship reaches are built with it, so a published model is complete.
+///
+/// `models` guards the published models, which are never changed after; `building` lets one
+/// thread at a time build. Resolving links each new relationship's inverse on both sides; a
+/// build that found a class another thread published meanwhile would write that published
+/// model's relationships while other threads read them. One build at a time finds every
+/// published class complete, and since a published class's relationships reach only
+/// published classes, it writes only the models it creates.
 enum ModelRegistry {
   private static let models = Mutex<[ObjectIdentifier: EntityModel]>([:])
+  private static let building = Mutex(())
 
   /// The model of a class that a container has already accepted (or that is valid).
   ///
@@ -27,9 +35,23 @@ enum ModelRegistry {
   /// - Throws: ``ObjectGraphError/Code/invalidModel`` naming the class and property that
   ///   cannot be persisted, or the relationship whose inverse does not match.
   static func models(for types: [ManagedObject.Type]) throws -> [EntityModel] {
-    let cached = models.withLock { models in types.map { models[ObjectIdentifier($0)] } }
-    if cached.allSatisfy({ $0 != nil }) { return cached.map { $0! } }
+    if let cached = publishedModels(for: types) { return cached }
+    return try building.withLock { _ throws -> [EntityModel] in
+      // Another thread may have built them while this one waited.
+      if let cached = publishedModels(for: types) { return cached }
+      return try build(types)
+    }
+  }
 
+  /// The published models of these classes, if every one is published.
+  private static func publishedModels(for types: [ManagedObject.Type]) -> [EntityModel]? {
+    let cached = models.withLock { models in types.map { models[ObjectIdentifier($0)] } }
+    return cached.allSatisfy({ $0 != nil }) ? cached.map { $0! } : nil
+  }
+
+  /// Builds, resolves and publishes the models of these classes and of every class their
+  /// relationships reach that is not published yet; called only while `building` is held.
+  private static func build(_ types: [ManagedObject.Type]) throws -> [EntityModel] {
     var built: [ObjectIdentifier: EntityModel] = [:]
     var order: [EntityModel] = []
     var pending = types
@@ -50,9 +72,7 @@ enum ModelRegistry {
     }
     try resolve(order, in: built)
     return models.withLock { models in
-      for model in order {
-        models[ObjectIdentifier(model.type)] = models[ObjectIdentifier(model.type)] ?? model
-      }
+      for model in order { models[ObjectIdentifier(model.type)] = model }
       return types.map { models[ObjectIdentifier($0)]! }
     }
   }
