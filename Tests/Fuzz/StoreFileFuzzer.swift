@@ -70,13 +70,6 @@ private func note(_ message: @autoclosure () -> String) {
   if verbose { FileHandle.standardError.write(Data("fuzz: \(message())\n".utf8)) }
 }
 
-/// Whether inputs that would hit the decoder's known traps are kept from the app's path
-/// (`OBJECTGRAPH_FUZZ_SKIP_KNOWN_TRAPS=1`): a stored value that does not fit its attribute, or
-/// a Codable value that does not decode, trap when read. Only for looking past those traps
-/// until the decoder refuses such files.
-private let skipsKnownTraps =
-  ProcessInfo.processInfo.environment["OBJECTGRAPH_FUZZ_SKIP_KNOWN_TRAPS"] == "1"
-
 /// Where each input is written: in memory when /dev/shm exists.
 nonisolated(unsafe) private var scratchDirectory: URL?
 
@@ -135,7 +128,6 @@ public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int
   let repaired = withChecksumsRepaired(input)
   repaired.withUnsafeBytes { repaired in
     if !repaired.elementsEqual(input) { decodeRaw(repaired) }
-    if skipsKnownTraps && hitsAKnownTrap(repaired) { return }
     openAsAnApp(repaired)
   }
   return 0
@@ -230,28 +222,6 @@ private func decodeRaw(_ input: UnsafeRawBufferPointer) {
         outcome.graph.sortedObjects, nextObjectNumber: outcome.graph.nextObjectNumber)
     }
   }
-}
-
-/// Whether reading the objects of this file would hit a known trap of the decoder.
-private func hitsAKnownTrap(_ input: UnsafeRawBufferPointer) -> Bool {
-  guard let header = try? BinaryStoreHeader.decode(input),
-    let outcome = try? StoreReplayer(file: input, start: header.byteCount, schema: header.schema)
-      .replay()
-  else { return false }
-  for object in outcome.graph.sortedObjects {
-    guard header.schema.entities.indices.contains(object.entity) else { continue }
-    let properties = header.schema.entities[object.entity].properties
-    for (value, property) in zip(object.values, properties) {
-      guard let attribute = property.attribute else { continue }
-      if !GraphInvariantChecker.value(value, fits: attribute) { return true }
-      if attribute.type == .codable, case .data(let data) = value,
-        (try? JSONDecoder().decode(FuzzRecord.Settings.self, from: data)) == nil
-      {
-        return true
-      }
-    }
-  }
-  return false
 }
 
 // MARK: - Opening as an app
