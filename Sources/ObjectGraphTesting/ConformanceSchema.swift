@@ -76,6 +76,18 @@ public enum ConformanceSchema {
   }
 
   /// A Note pointing at an item.
+  /// A changeset that changes one property of item `number`.
+  public static func update(
+    _ number: UInt64, property: Int, _ kind: PropertyChange.Kind, nextObjectNumber: UInt64
+  ) -> Changeset {
+    Changeset(
+      updated: [
+        ObjectUpdate(
+          id: ObjectID(rawValue: number), entity: item,
+          changes: [PropertyChange(property: property, kind: kind)])
+      ], nextObjectNumber: nextObjectNumber)
+  }
+
   public static func note(_ number: UInt64, text: String, item: UInt64?) -> ObjectSnapshot {
     ObjectSnapshot(
       id: ObjectID(rawValue: number), entity: note,

@@ -206,12 +206,7 @@ public struct StoreConformance {
   private func update(
     _ id: UInt64, _ kind: PropertyChange.Kind, property: Int = ConformanceSchema.children
   ) -> Changeset {
-    Changeset(
-      updated: [
-        ObjectUpdate(
-          id: ObjectID(rawValue: id), entity: ConformanceSchema.item,
-          changes: [PropertyChange(property: property, kind: kind)])
-      ], nextObjectNumber: 7)
+    ConformanceSchema.update(id, property: property, kind, nextObjectNumber: 7)
   }
 
   private func children(of id: UInt64, in store: any PersistentStore) throws -> [ObjectID] {

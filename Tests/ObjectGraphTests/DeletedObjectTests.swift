@@ -103,21 +103,12 @@ import Testing
         "refers through children to #55"
       ),
       (
-        Changeset(
-          updated: [
-            ObjectUpdate(
-              id: ObjectID(rawValue: 2), entity: ConformanceSchema.item,
-              changes: [PropertyChange(property: 0, kind: .set(.int(57)))])
-          ], nextObjectNumber: 21),
+        ConformanceSchema.update(2, property: 0, .set(.int(57)), nextObjectNumber: 21),
         "saves 57 in flag, which is a bool attribute"
       ),
       (
-        Changeset(
-          updated: [
-            ObjectUpdate(
-              id: ObjectID(rawValue: 2), entity: ConformanceSchema.item,
-              changes: [PropertyChange(property: ConformanceSchema.title, kind: .set(.null))])
-          ], nextObjectNumber: 21),
+        ConformanceSchema.update(
+          2, property: ConformanceSchema.title, .set(.null), nextObjectNumber: 21),
         "in title, which is a string attribute"
       ),
     ]

@@ -26,9 +26,9 @@ import Testing
           nextObjectNumber: 32))
       for move in 0..<12 {
         try recorded.save(
-          Self.update(
-            1, ConformanceSchema.children,
-            .edit([.move(from: move % 30, to: (move * 7 + 3) % 30)]), next: 32))
+          ConformanceSchema.update(
+            1, property: ConformanceSchema.children,
+            .edit([.move(from: move % 30, to: (move * 7 + 3) % 30)]), nextObjectNumber: 32))
       }
     },
     Workload(name: "deletes") { recorded in
@@ -51,7 +51,8 @@ import Testing
       try recorded.saveStandardScript()
       let blob = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
       try recorded.save(
-        Self.update(3, ConformanceSchema.blob, .set(.data(blob)), next: 9))
+        ConformanceSchema.update(
+          3, property: ConformanceSchema.blob, .set(.data(blob)), nextObjectNumber: 9))
       try recorded.save(rename(3, "after the large save"))
     },
     Workload(name: "a whole graph saved at once, then closed") { recorded in
@@ -111,16 +112,5 @@ import Testing
       + "in flight), \(counts.unopenable) unopenable, \(counts.lost) lost a save, "
       + "\(counts.wrong) wrong graphs"
     print("crash states (\(workload.name)): \(summary)")
-  }
-
-  private static func update(
-    _ id: UInt64, _ property: Int, _ kind: PropertyChange.Kind, next: UInt64
-  ) -> Changeset {
-    Changeset(
-      updated: [
-        ObjectUpdate(
-          id: ObjectID(rawValue: id), entity: ConformanceSchema.item,
-          changes: [PropertyChange(property: property, kind: kind)])
-      ], nextObjectNumber: next)
   }
 }

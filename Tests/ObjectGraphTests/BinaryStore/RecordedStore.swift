@@ -135,10 +135,6 @@ func openAndLoad(_ url: URL) -> Result<ComparableContents, ObjectGraphError> {
 
 /// A changeset that renames one item of ``ConformanceSchema``.
 func rename(_ id: UInt64, _ title: String) -> Changeset {
-  Changeset(
-    updated: [
-      ObjectUpdate(
-        id: ObjectID(rawValue: id), entity: ConformanceSchema.item,
-        changes: [PropertyChange(property: ConformanceSchema.title, kind: .set(.string(title)))])
-    ], nextObjectNumber: 9)
+  ConformanceSchema.update(
+    id, property: ConformanceSchema.title, .set(.string(title)), nextObjectNumber: 9)
 }
