@@ -69,6 +69,28 @@ struct StoredValueCheck {
     }
   }
 
+  /// Whether the property is a relationship.
+  var isRelationship: Bool { kind == .toOne || kind == .toMany }
+
+  /// Whether the property reads the value at `value`, read in place (no copy, so no
+  /// retain of a string or list for a check that reads only the kind).
+  @inline(__always)
+  func accepts(valueAt value: UnsafePointer<PersistentValue>) -> Bool {
+    switch value.pointee {
+    case .null: return isOptional
+    case .bool: return kind == .bool
+    case .int(let number): return kind == .int && (integers?.contains(number) ?? true)
+    case .double: return kind == .double
+    case .string: return kind == .string
+    case .date: return kind == .date
+    case .data: return kind == .data
+    case .uuid: return kind == .uuid
+    case .url: return kind == .url
+    case .reference: return kind == .toOne
+    case .references: return kind == .toMany
+    }
+  }
+
   /// The checks of each property of each entity of `schema`.
   static func checks(of schema: Schema) -> [[StoredValueCheck]] {
     schema.entities.map { $0.properties.map(StoredValueCheck.init) }

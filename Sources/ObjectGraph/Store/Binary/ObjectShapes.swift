@@ -32,9 +32,12 @@ struct ObjectShapes {
   /// For each entity, its number of properties (the values an inserted object must have).
   private let valueCounts: [Int]
   /// For each entity, what each property's values must be.
-  private let checks: [[StoredValueCheck]]
-  /// For each entity, its relationships.
-  private let relationshipProperties: [[Int]]
+  /// For each entity in turn, what each property's values must be (entity `e`'s start at
+  /// `checkStarts[e]`): one flat array, read without retaining an array per object.
+  private let checks: [StoredValueCheck]
+  private let checkStarts: [Int]
+  /// Whether each entity has relationships.
+  private let hasRelationships: [Bool]
   /// The entity of each live object.
   private var entities = ObjectNumberMap<Int32>()
   /// The length of each non-empty ordered list, by property number, then object.
@@ -156,10 +159,10 @@ struct ObjectShapes {
     self.schema = schema
     listProperties = Self.listProperties(of: schema)
     valueCounts = schema.entities.map(\.properties.count)
-    checks = StoredValueCheck.checks(of: schema)
-    relationshipProperties = schema.entities.map { entity in
-      entity.properties.indices.filter { entity.properties[$0].relationship != nil }
-    }
+    let checks = StoredValueCheck.checks(of: schema)
+    self.checks = Array(checks.joined())
+    checkStarts = checks.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+    hasRelationships = schema.entities.map { $0.properties.contains { $0.relationship != nil } }
     let propertyCount = valueCounts.max() ?? 0
     lengths = Array(repeating: ObjectNumberMap(), count: propertyCount)
     nextObjectNumber = gathered.nextObjectNumber
@@ -262,15 +265,21 @@ struct ObjectShapes {
     throws
   {
     let applier = ChangesetApplier(schema: schema)
-    // Every reference written, checked once the whole changeset is applied.
+    // The references updates write, checked once the whole changeset is applied (those of
+    // inserted objects are read again from them then).
     var references: [WrittenReference] = []
+    // Read through locals: a method of `self` called in the closure would copy `self`.
+    let (checks, checkStarts, schema) = (self.checks, self.checkStarts, self.schema)
     try changeset.insertedObjects.forEach { id, entity, values in
       if !valueCounts.indices.contains(entity) || valueCounts[entity] != values.count {
         try applier.check(id, entity: entity, valueCount: values.count)  // throws, naming it
       }
-      try check(values, of: id, entity: entity)
-      for property in relationshipProperties[entity] {
-        note(values[property], of: id, entity: entity, property: property, in: &references)
+      let start = checkStarts[entity]
+      for property in 0..<values.count
+      where !checks[start + property].accepts(valueAt: values.baseAddress! + property) {
+        throw StoredValueCheck.mismatch(
+          values[property], of: id, in: schema.entities[entity], property: property,
+          verb: "saves")
       }
       guard entities.insert(Int32(entity), for: id) else {
         throw ObjectGraphError(.corruptStore, "object \(id) is inserted twice", objectID: id)
@@ -300,7 +309,10 @@ struct ObjectShapes {
         let isList = property.relationship?.isToMany == true
         switch change.kind {
         case .set(let value):
-          guard checks[entityIndex][change.property].accepts(value, isDeferredString: false) else {
+          guard
+            checks[checkStarts[entityIndex] + change.property].accepts(
+              value, isDeferredString: false)
+          else {
             throw StoredValueCheck.mismatch(
               value, of: update.id, in: description, property: change.property, verb: "saves")
           }
@@ -334,16 +346,49 @@ struct ObjectShapes {
       setEntity(nil, of: id, &undo)
       for property in listProperties[Int(entityIndex)] { setLength(0, of: property, id, &undo) }
     }
-    for reference in references where entities[reference.target] == nil {
-      let entity = schema.entities[Int(reference.entity)]
-      let property = entity.properties[Int(reference.property)]
-      let isDeleted = changeset.deleted.contains(reference.target)
-      throw ObjectGraphError(
-        .corruptStore,
-        "object \(reference.source) of \(entity.name) refers through \(property.name) to "
-          + "\(reference.target), which \(isDeleted ? "this save deletes" : "is not stored")",
-        entity: entity.name, property: property.name, objectID: reference.source)
+    // Every reference written must name an object live now: not one deleted by this
+    // changeset, nor one never stored.
+    let (hasRelationships, live) = (self.hasRelationships, self.entities)
+    var missing: (ObjectID, Int, Int, ObjectID)?
+    changeset.insertedObjects.forEach { id, entity, values in
+      guard missing == nil, hasRelationships[entity] else { return }
+      let start = checkStarts[entity]
+      for property in 0..<values.count where checks[start + property].isRelationship {
+        switch (values.baseAddress! + property).pointee {
+        case .reference(let target) where live[target] == nil:
+          missing = (id, entity, property, target)
+        case .references(let targets):
+          if let target = targets.first(where: { live[$0] == nil }) {
+            missing = (id, entity, property, target)
+          }
+        default: continue
+        }
+      }
     }
+    if let (id, entity, property, target) = missing {
+      throw dangling(id, entity, property, target, changeset)
+    }
+    for reference in references where entities[reference.target] == nil {
+      throw dangling(
+        reference.source, Int(reference.entity), Int(reference.property), reference.target,
+        changeset)
+    }
+  }
+
+  /// The error for a reference from `source`'s property `property` to `target`, which is
+  /// not live once `changeset` is applied.
+  private func dangling(
+    _ source: ObjectID, _ entity: Int, _ property: Int, _ target: ObjectID,
+    _ changeset: Changeset
+  ) -> ObjectGraphError {
+    let description = schema.entities[entity]
+    let name = description.properties[property].name
+    let isDeleted = changeset.deleted.contains(target)
+    return ObjectGraphError(
+      .corruptStore,
+      "object \(source) of \(description.name) refers through \(name) to \(target), which "
+        + (isDeleted ? "this save deletes" : "is not stored"),
+      entity: description.name, property: name, objectID: source)
   }
 
   /// A reference a changeset writes: `source`'s property `property` to `target`.
@@ -352,17 +397,6 @@ struct ObjectShapes {
     var entity: Int32
     var property: Int32
     var target: ObjectID
-  }
-
-  /// Throws unless each of an inserted object's values fits its property.
-  private func check(_ values: UnsafeBufferPointer<PersistentValue>, of id: ObjectID, entity: Int)
-    throws
-  {
-    for (property, check) in checks[entity].enumerated()
-    where !check.accepts(values[property], isDeferredString: false) {
-      throw StoredValueCheck.mismatch(
-        values[property], of: id, in: schema.entities[entity], property: property, verb: "saves")
-    }
   }
 
   /// Notes the references in relationship value `value` of object `id`.
