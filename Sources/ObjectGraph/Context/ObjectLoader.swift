@@ -304,7 +304,7 @@ final class ObjectLoader {
                 slot.initialize(to: .deferred(.storedString(consume string)))
               }
             } else {
-              if !entity.checks[index].accepts(value, isDeferredString: false) {
+              if !entity.checks[index].accepts(value) {
                 misfit = misfit ?? index
               }
               slot.initialize(to: .value(value))

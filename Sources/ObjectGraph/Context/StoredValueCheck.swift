@@ -51,22 +51,10 @@ struct StoredValueCheck {
     }
   }
 
-  /// Whether the property reads `value` (a string left as bytes counts as a string).
+  /// Whether the property reads `value`.
   @inline(__always)
-  func accepts(_ value: borrowing PersistentValue, isDeferredString: Bool) -> Bool {
-    switch value {
-    case .null: return isDeferredString ? kind == .string : isOptional
-    case .bool: return kind == .bool
-    case .int(let number): return kind == .int && (integers?.contains(number) ?? true)
-    case .double: return kind == .double
-    case .string: return kind == .string
-    case .date: return kind == .date
-    case .data: return kind == .data
-    case .uuid: return kind == .uuid
-    case .url: return kind == .url
-    case .reference: return kind == .toOne
-    case .references: return kind == .toMany
-    }
+  func accepts(_ value: PersistentValue) -> Bool {
+    withUnsafePointer(to: value) { accepts(valueAt: $0) }
   }
 
   /// Whether the property is a relationship.

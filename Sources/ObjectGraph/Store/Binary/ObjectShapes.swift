@@ -311,7 +311,7 @@ struct ObjectShapes {
         case .set(let value):
           guard
             checks[checkStarts[entityIndex] + change.property].accepts(
-              value, isDeferredString: false)
+              value)
           else {
             throw StoredValueCheck.mismatch(
               value, of: update.id, in: description, property: change.property, verb: "saves")
