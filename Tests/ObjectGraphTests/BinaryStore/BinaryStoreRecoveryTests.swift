@@ -178,7 +178,8 @@ import Testing
     let recorded = try RecordedStore(url: directory.file("store"))
     try recorded.saveStandardScript()
     // A last record that spans a block boundary.
-    let long = String(repeating: "x", count: 3 * BinaryFormat.fileSystemBlockSize)
+    let blockSize = 4_096  // a file-system block: a page written back whole or not at all
+    let long = String(repeating: "x", count: 3 * blockSize)
     try recorded.save(
       Changeset(
         updated: [
@@ -192,7 +193,6 @@ import Testing
     let lastStart = recorded.ends[recorded.ends.count - 2]
     let lastEnd = try #require(recorded.ends.last)
     #expect(withRoom == (bytes.count > lastEnd))
-    let blockSize = BinaryFormat.fileSystemBlockSize
     let boundary = (lastStart / blockSize + 1) * blockSize
     try #require(boundary < lastEnd)
     for index in boundary..<bytes.count { bytes[index] = 0 }

@@ -30,9 +30,6 @@ enum BinaryFormat {
   /// Framing bytes around every payload.
   static var frameOverhead: Int { frameHeaderSize + frameTrailerSize }
 
-  /// The block size assumed by the unwritten-block rule of recovery (see `RecordScanner`).
-  static let fileSystemBlockSize = 4096
-
   /// Strings sharing fewer bytes than this with the previous string of the same property are
   /// written whole.
   static let minimumSharedPrefix = 3
