@@ -29,6 +29,50 @@ import Testing
         == reference)
   }
 
+  /// The store's reference counts: added one at a time, in bulk, and changed in place, in
+  /// the array and beyond it, a count that comes to zero removed.
+  @Test func countsAddedOneByOneInBulkOrInPlaceMatchADictionary() {
+    var map = ObjectNumberMap<Int32>()
+    var reference: [UInt64: Int32] = [:]
+    var random = SplitMix64(seed: 11)
+    func number() -> UInt64 {
+      Bool.random(using: &random)
+        ? UInt64.random(in: 0..<2_000, using: &random)
+        : UInt64.random(in: 1 << 30..<(1 << 30) + 50, using: &random)
+    }
+    func expectEqual() {
+      #expect(map.count == reference.count)
+      #expect(map.pairs.map(\.0.rawValue).sorted() == reference.keys.sorted())
+      for (key, count) in reference { #expect(map[id(key)] == count) }
+    }
+    func count(_ delta: Int32, _ key: UInt64) {
+      let new = (reference[key] ?? 0) + delta
+      reference[key] = new == 0 ? nil : new
+    }
+    for _ in 0..<2_000 {
+      let (key, delta) = (number(), Int32.random(in: -2...2, using: &random))
+      map.add(delta, to: id(key))
+      count(delta, key)
+    }
+    expectEqual()
+    let batch = (0..<3_000).map { _ in (number(), Int32.random(in: -1...1, using: &random)) }
+    map.counting { counter in
+      for (key, delta) in batch { counter.add(delta, to: id(key)) }
+    }
+    for (key, delta) in batch { count(delta, key) }
+    expectEqual()
+    for _ in 0..<500 {
+      let key = number()
+      let old = map.modifyValue(for: id(key)) { value -> Int32? in
+        defer { value = value == nil ? 5 : nil }
+        return value
+      }
+      #expect(old == reference[key])
+      reference[key] = old == nil ? 5 : nil
+    }
+    expectEqual()
+  }
+
   @Test func insertAddsOnlyNewKeysInTheArrayAndTheDictionary() {
     var map = ObjectNumberMap<String>()
     let inserted = [

@@ -64,6 +64,31 @@ struct ObjectNumberMap<Value> {
     return old
   }
 
+  /// Lends `body` the value of `id` (`nil` if none) to change in place: a value held by
+  /// the map alone is not copied, as reading it out and setting it back would copy it.
+  ///
+  /// - Complexity: O(1) besides `body`; no hashing when `id` is in the array.
+  mutating func modifyValue<Result>(
+    for id: ObjectID, _ body: (inout Value?) throws -> Result
+  ) rethrows -> Result {
+    let number = id.rawValue
+    if number >= UInt64(dense.count), number < UInt64(2 * (count + 1) + Self.margin) {
+      grow(toInclude: Int(number))
+    }
+    if number < UInt64(dense.count) {
+      let hadValue = dense[Int(number)] != nil
+      defer { count += (dense[Int(number)] == nil ? 0 : 1) - (hadValue ? 1 : 0) }
+      return try body(&dense[Int(number)])
+    }
+    var value = sparse.removeValue(forKey: number)
+    let hadValue = value != nil
+    defer {
+      if let value { sparse[number] = value }
+      count += (value == nil ? 0 : 1) - (hadValue ? 1 : 0)
+    }
+    return try body(&value)
+  }
+
   /// Adds `value` for `id`, which has none; returns `false`, changing nothing, if it has one.
   ///
   /// ``updateValue(_:for:)`` without the optional value and old value to copy and compare:
@@ -159,3 +184,55 @@ struct ObjectNumberMap<Value> {
 }
 
 extension ObjectNumberMap: Sendable where Value: Sendable {}
+
+extension ObjectNumberMap where Value == Int32 {
+  /// Adds `delta` to the count of `id`, where no value counts as zero and a count that comes
+  /// to zero is removed.
+  @inline(__always)
+  mutating func add(_ delta: Int32, to id: ObjectID) {
+    let number = id.rawValue
+    guard number < UInt64(dense.count) else {
+      let new = (self[id] ?? 0) &+ delta
+      _ = updateValue(new == 0 ? nil : new, for: id)
+      return
+    }
+    let old = dense[Int(number)]
+    let new = (old ?? 0) &+ delta
+    dense[Int(number)] = new == 0 ? nil : new
+    count += (new == 0 ? 0 : 1) - (old == nil ? 0 : 1)
+  }
+
+  /// Lends `body` a ``Counter`` of this map's counts, to count many ids with one uniqueness
+  /// check for all: the counts of a store's references are made this way.
+  mutating func counting(_ body: (inout Counter) -> Void) {
+    let (added, outside) = dense.withUnsafeMutableBufferPointer { dense in
+      var counter = Counter(dense: dense)
+      body(&counter)
+      return (counter.added, counter.outside)
+    }
+    count += added
+    for (id, delta) in outside { add(delta, to: id) }
+  }
+
+  /// Adds to counts in place (see ``counting(_:)``); ids beyond the array are set aside and
+  /// counted after.
+  struct Counter {
+    fileprivate let dense: UnsafeMutableBufferPointer<Int32?>
+    fileprivate var added = 0
+    fileprivate var outside: [(ObjectID, Int32)] = []
+
+    /// Adds `delta` to the count of `id`.
+    @inline(__always)
+    mutating func add(_ delta: Int32, to id: ObjectID) {
+      guard id.rawValue < UInt64(dense.count) else {
+        outside.append((id, delta))
+        return
+      }
+      let place = dense.baseAddress! + Int(id.rawValue)
+      let old = place.pointee
+      let new = (old ?? 0) &+ delta
+      place.pointee = new == 0 ? nil : new
+      added += (new == 0 ? 0 : 1) - (old == nil ? 0 : 1)
+    }
+  }
+}

@@ -81,7 +81,13 @@ import Testing
     recorded.probe.failNext(failing)
     let change = Changeset(
       inserted: [ConformanceSchema.item(30, title: String(repeating: "long ", count: titleWords))],
-      deleted: [ObjectID(rawValue: 4)], nextObjectNumber: 31)
+      updated: [
+        ObjectUpdate(
+          id: ObjectID(rawValue: 1), entity: ConformanceSchema.item,
+          changes: [
+            PropertyChange(property: ConformanceSchema.children, kind: .edit([.remove(at: 1)]))
+          ])
+      ], deleted: [ObjectID(rawValue: 4)], nextObjectNumber: 31)
     let error = try #require(throws: ObjectGraphError.self) { try recorded.store.save(change) }
     #expect(error.code == .io)
     #expect(error.message.contains(recorded.url.path))

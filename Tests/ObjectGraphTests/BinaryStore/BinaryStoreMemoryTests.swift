@@ -4,8 +4,8 @@ import Testing
 
 @testable import ObjectGraph
 
-/// An open binary store keeps only the shape of its objects (which exist, how long their
-/// lists are); it hands its opened objects to the first load and replays the file for
+/// An open binary store keeps only the shape of its objects (which exist, what their
+/// relationships refer to); it hands its opened objects to the first load and replays the file for
 /// later loads and for compaction, checking every changeset against the shapes.
 @Suite struct BinaryStoreMemoryTests {
   @Test func laterLoadsReplayTheFileAndSeeEverySave() throws {
@@ -66,7 +66,7 @@ import Testing
   }
 
   /// A reopened store builds its shapes on another core while its objects are loaded; the
-  /// first save, and the statistics, see exactly the objects and list lengths on file.
+  /// first save, and the statistics, see exactly the objects and lists on file.
   @Test func aReopenedStoreChecksSavesAgainstTheShapesOnFile() throws {
     let directory = try TemporaryDirectory()
     let recorded = try RecordedStore(url: directory.file("store"))

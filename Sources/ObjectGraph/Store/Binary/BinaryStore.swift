@@ -33,7 +33,7 @@ public final class BinaryStore: PersistentStore {
     var file: StoreFile
     var schema: Schema
     var header: BinaryStoreHeader
-    /// Which objects exist and how long their lists are: enough to check a changeset.
+    /// Which objects exist and what their relationships refer to: enough to check a changeset.
     /// Opening a file builds them on another core while its objects are loaded
     /// (``ObjectShapes/build(schema:gathered:sampledObjectBytes:sampledObjectCount:)``);
     /// the first use takes them over or waits for them.
@@ -327,9 +327,9 @@ public final class BinaryStore: PersistentStore {
     // after the snapshot read again); they are built on another core while the caller
     // loads the contents (which takes their values), and the first save waits for them.
     let gathered =
-      replay.snapshotLists.map {
+      replay.snapshotRelations.map {
         ObjectShapes.Gathered(
-          schema: schema, graph: replay.graph, snapshotLists: $0,
+          schema: schema, graph: replay.graph, snapshotRelations: $0,
           changed: replay.changedSinceSnapshot)
       } ?? ObjectShapes.Gathered(schema: schema, contents: contents)
     let shapes = ObjectShapes.build(

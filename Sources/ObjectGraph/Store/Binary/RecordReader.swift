@@ -19,9 +19,9 @@ struct RecordReader {
     var record: Record
     var objectBytes: Int
     var objectCount: Int
-    /// For a snapshot: the length of each non-empty list of its objects, noted as they were
-    /// decoded (see ``ObjectShapes/Gathered``).
-    var lists: [ObjectShapes.Gathered.List] = []
+    /// For a snapshot: the relationship values of its objects (non-empty lists and to-one
+    /// references), noted as they were decoded (see ``ObjectShapes/Gathered``).
+    var relations = ObjectShapes.Gathered.Relations()
   }
 
   private var reader: ByteReader
@@ -33,8 +33,8 @@ struct RecordReader {
   private var deferredStrings = ValueContext<DeferredStrings.Span>()
   private var dateContext = ValueContext<Int64>()
   private var objectBytes = 0
-  /// Every non-empty list decoded, with its owner and property.
-  private var lists: [ObjectShapes.Gathered.List] = []
+  /// Every non-empty list and to-one reference decoded, with its owner and property.
+  private var relations = ObjectShapes.Gathered.Relations()
 
   private init(_ reader: ByteReader, valueCounts: [Int]) {
     self.reader = reader
@@ -84,7 +84,7 @@ struct RecordReader {
     }
     var decoded = Decoded(
       record: record, objectBytes: decoder.objectBytes, objectCount: objectCount)
-    if case .snapshot = record { decoded.lists = decoder.lists }
+    if case .snapshot = record { decoded.relations = decoder.relations }
     return decoded
   }
 
@@ -161,24 +161,24 @@ struct RecordReader {
           ByteReader(try reader.readBytes(part.byteCount), origin: origin),
           valueCounts: valueCounts, into: &objects)
         objectBytes += read.objectBytes
-        lists += read.lists
+        relations += read.relations
       }
     }
   }
 
   /// Decodes part `number` of a snapshot in parts from its own bytes (its value context
-  /// afresh) into `objects`; returns the bytes its objects took and their non-empty lists.
+  /// afresh) into `objects`; returns the bytes its objects took and their relationship values.
   private static func readPart(
     _ number: Int, of partCount: Int, objectCount: Int, _ bytes: ByteReader,
     valueCounts: [Int], into objects: inout PackedObjects.Filler
-  ) throws(FormatError) -> (objectBytes: Int, lists: [ObjectShapes.Gathered.List]) {
+  ) throws(FormatError) -> (objectBytes: Int, relations: ObjectShapes.Gathered.Relations) {
     var decoder = RecordReader(bytes, valueCounts: valueCounts)
     try decoder.readObjects(count: objectCount, into: &objects)
     guard decoder.reader.isAtEnd else {
       throw decoder.reader.failure(
         "\(decoder.reader.remaining) unexpected bytes after part \(number + 1) of \(partCount)")
     }
-    return (decoder.objectBytes, decoder.lists)
+    return (decoder.objectBytes, decoder.relations)
   }
 
   /// Decodes the parts (their table read) on as many threads as there are cores, strings
@@ -193,7 +193,7 @@ struct RecordReader {
       buffers.append((try reader.readBytes(part.byteCount), origin))
     }
     var objectBytes = [Int](repeating: 0, count: parts.count)
-    var lists = [[ObjectShapes.Gathered.List]](repeating: [], count: parts.count)
+    var relations = [ObjectShapes.Gathered.Relations](repeating: .init(), count: parts.count)
     let capacities = parts.map { part in
       PackedObjects.PartCapacity(
         objects: part.objectCount,
@@ -202,10 +202,10 @@ struct RecordReader {
     }
     let objects = try objectBytes.withUnsafeMutableBufferPointer {
       objectBytes throws(FormatError) in
-      try lists.withUnsafeMutableBufferPointer { lists throws(FormatError) in
+      try relations.withUnsafeMutableBufferPointer { relations throws(FormatError) in
         try PackedObjects.filling(parts: capacities) {
           (number: Int, objects: inout PackedObjects.Filler) throws(FormatError) in
-          (objectBytes[number], lists[number]) = try Self.readPart(
+          (objectBytes[number], relations[number]) = try Self.readPart(
             number, of: parts.count, objectCount: parts[number].objectCount,
             ByteReader(buffers[number].bytes, origin: buffers[number].origin),
             valueCounts: valueCounts, into: &objects)
@@ -213,7 +213,7 @@ struct RecordReader {
       }
     }
     self.objectBytes += objectBytes.reduce(0, +)
-    self.lists = lists.flatMap { $0 }
+    for part in relations { self.relations += part }
     return objects
   }
 
@@ -374,15 +374,15 @@ struct RecordReader {
     case .url:
       return .url(try readURL(depth: 0))
     case .reference:
-      return .reference(ObjectID(rawValue: try reader.readDelta(from: owner.rawValue)))
+      let target = ObjectID(rawValue: try reader.readDelta(from: owner.rawValue))
+      // Noted while at hand: an opened store's shapes need every reference.
+      relations.toOnes.append(
+        ObjectShapes.Gathered.Relations.ToOne(
+          id: owner, property: Int32(truncatingIfNeeded: property), target: target))
+      return .reference(target)
     case .references:
       let count = try reader.readCount()
       if count == 0 { return .references([]) }  // a leaf: no room to reserve
-      // Noted while at hand: an opened store's shapes need every list's length.
-      lists.append(
-        ObjectShapes.Gathered.List(
-          id: owner, property: Int32(truncatingIfNeeded: property),
-          length: Int32(truncatingIfNeeded: count)))
       var ids: [ObjectID] = []
       ids.reserveCapacity(count)
       var previous = owner.rawValue
@@ -390,6 +390,10 @@ struct RecordReader {
         previous = try reader.readDelta(from: previous)
         ids.append(ObjectID(rawValue: previous))
       }
+      // Shared with the value, not copied.
+      relations.lists.append(
+        ObjectShapes.Gathered.Relations.List(
+          id: owner, property: Int32(truncatingIfNeeded: property), targets: ids))
       return .references(ids)
     case nil:
       throw FormatError(offset: tagOffset, message: "unknown value tag \(tagByte)")

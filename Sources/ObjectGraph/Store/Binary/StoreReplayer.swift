@@ -35,11 +35,11 @@ struct StoreReplayer {
     var recordsEnd = 0
     /// The torn tail the walk stopped at, if any.
     var tornTail: TornTail?
-    /// The length of each non-empty list of the last snapshot's objects, as decoded; `nil`
-    /// before any snapshot.
-    var snapshotLists: [ObjectShapes.Gathered.List]?
+    /// The relationship values of the last snapshot's objects (non-empty lists and to-one
+    /// references), as decoded; `nil` before any snapshot.
+    var snapshotRelations: ObjectShapes.Gathered.Relations?
     /// The objects that changes replayed after the last snapshot inserted, updated or
-    /// deleted (whose lists may differ from the snapshot's now).
+    /// deleted (whose relationships may differ from the snapshot's now).
     var changedSinceSnapshot: [ObjectID] = []
   }
 
@@ -107,13 +107,13 @@ struct StoreReplayer {
         switch decoded.record {
         case .changeset(let changeset):
           try outcome.graph.apply(changeset, with: applier)
-          if outcome.snapshotLists != nil {
+          if outcome.snapshotRelations != nil {
             changeset.appendChangedIDs(to: &outcome.changedSinceSnapshot)
           }
         case .snapshot(let objects, let next):
           try outcome.graph.replace(with: objects, nextObjectNumber: next)
           outcome.snapshotRecords += 1
-          outcome.snapshotLists = decoded.lists
+          outcome.snapshotRelations = decoded.relations
           outcome.changedSinceSnapshot = []
         }
       } catch {
