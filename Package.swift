@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ObjectGraphTesting", targets: ["ObjectGraphTesting"]),
         .executable(name: "objectgraph-demo", targets: ["ObjectGraphDemo"]),
         .executable(name: "seedbench", targets: ["seedbench"]),
+        .executable(name: "appbench", targets: ["appbench"]),
         .executable(name: "microbench", targets: ["microbench"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
     ],
@@ -19,6 +20,9 @@ let package = Package(
         .executableTarget(
             name: "seedbench", dependencies: ["ObjectGraph", "BenchmarkSupport"],
             path: "Benchmarks/seedbench"),
+        .executableTarget(
+            name: "appbench", dependencies: ["ObjectGraph", "BenchmarkSupport"],
+            path: "Benchmarks/appbench"),
         .executableTarget(
             name: "microbench", dependencies: ["ObjectGraph", "BenchmarkSupport"],
             path: "Benchmarks/microbench",
