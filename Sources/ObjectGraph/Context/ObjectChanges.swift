@@ -1,26 +1,68 @@
 /// What changed on one saved object since the last save: the committed value of each
 /// changed property (for rollback and ``ObjectContext/committedValues(of:)``) and, for
 /// ordered to-many relationships, the index edits made since (for the store).
+///
+/// A list changed only by recorded edits keeps no copy of its committed objects: they are
+/// the current list with the edits undone, made when asked for (rollback, a save that
+/// cannot send the edits). Keeping the old array would make the first edit after each save
+/// copy the whole list (it would no longer be the only reference), so a saved move in a list
+/// of 100,000 objects would cost 100,000 retains.
 final class ObjectChanges {
-  /// The value each changed property held at the last save.
-  var committed = PropertyMap<Slot>()
+  /// The value each changed property held at the last save, but for lists changed only by
+  /// edits (``edits``).
+  private(set) var committed = PropertyMap<Slot>()
   /// Index edits per to-many property, in the order they were made.
-  var edits = PropertyMap<[ListEditRecord]>()
-  /// To-many properties replaced in a way that is not a sequence of recorded edits.
-  var replaced: [Int] = []
+  private(set) var edits = PropertyMap<[ListEditRecord]>()
 
-  /// Records a change of `property` from `old`.
+  /// The changed properties: those with a committed value, then those with only edits.
+  var changedProperties: [Int] {
+    committed.keys + edits.keys.filter { committed[$0] == nil }
+  }
+
+  /// Whether `property` changed since the last save.
+  func hasChanged(_ property: Int) -> Bool {
+    committed[property] != nil || edits[property] != nil
+  }
+
+  /// The edits of a list changed only by edits since the last save, in order.
+  func recordedEdits(of property: Int) -> [ListEditRecord]? {
+    committed[property] == nil ? edits[property] : nil
+  }
+
+  /// The value `property` held at the last save, given its value now.
+  ///
+  /// - Complexity: O(1), or O(*n* + *k*) for a list changed by *k* edits.
+  func committedValue(of property: Int, current: Slot) -> Slot {
+    if let value = committed[property] { return value }
+    guard let edits = edits[property] else { return current }
+    var list = current.objects
+    ListEditRecord.undo(edits, on: &list)
+    return .toMany(list)
+  }
+
+  /// Records a change of `property` from `old`: an index edit of a to-many list (`edit`),
+  /// or a new value.
   func record(_ property: Int, from old: Slot, edit: ListEditRecord?, isToMany: Bool) {
-    if committed[property] == nil { committed[property] = old }
-    guard isToMany else { return }
-    if let edit, !replaced.contains(property) {
+    if let edit, isToMany, committed[property] == nil {
       var list = edits[property] ?? []
       edits[property] = nil  // keeps `list` the only reference, so appending copies nothing
-      list.append(edit)
+      // A remove then an insert of the same object is how a move is written with
+      // `remove(at:)` and `insert(_:at:)`: kept as the one move it is.
+      if case .insert(let object, let to) = edit, case .remove(let removed, let from)? = list.last,
+        removed === object
+      {
+        list.removeLast()
+        if from != to { list.append(.move(from: from, to: to)) }
+      } else {
+        list.append(edit)
+      }
       edits[property] = list
-    } else {
-      if !replaced.contains(property) { replaced.append(property) }
-      edits[property] = nil
+      return
     }
+    // A new value: its committed value is kept (made from the edits so far, if any).
+    if committed[property] == nil {
+      committed[property] = committedValue(of: property, current: old)
+    }
+    edits[property] = nil
   }
 }

@@ -46,9 +46,10 @@ extension ObjectContext {
       guard let changes = object.changes else { continue }
       let table = self.table(for: object.model)
       noteWillTouch(object)
-      for (property, committed) in changes.committed {
+      for property in changes.changedProperties {
         if object.lifecycle == .persisted { pending.noteUpdate(object, property: property) }
         let current = object.slots[property]
+        let committed = changes.committedValue(of: property, current: current)
         object.notifyObservers(of: property) { object.slots[property] = committed }
         if object.lifecycle == .persisted {
           table.update(object, property, from: current, to: committed)
@@ -132,7 +133,7 @@ extension ObjectContext {
     for object in objects where !object.model.validatedIndices.isEmpty && !object.isDeleted {
       let table = self.table(for: object.model)
       for index in object.model.validatedIndices {
-        if object.lifecycle != .inserted, object.changes?.committed[index] == nil { continue }
+        if object.lifecycle != .inserted, object.changes?.hasChanged(index) != true { continue }
         let property = object.model.properties[index]
         switch property.kind {
         case .attribute:
@@ -201,10 +202,10 @@ extension ObjectContext {
     for object in sortedByID(updated.objects) where object.lifecycle == .persisted {
       guard let changes = object.changes else { continue }
       var propertyChanges: [PropertyChange] = []
-      for (property, committed) in changes.committed.sorted(by: { $0.key < $1.key }) {
+      for property in changes.changedProperties.sorted() {
         let current = object.slots[property]
         if case .toMany(let list) = current {
-          if let edits = changes.edits[property],
+          if let edits = changes.recordedEdits(of: property),
             let listEdits = listEdits(edits, count: list.count)
           {
             if !listEdits.isEmpty {
@@ -214,6 +215,7 @@ extension ObjectContext {
           }
         }
         let value = persistentValue(current)
+        let committed = changes.committedValue(of: property, current: current)
         if value != persistentValue(committed) {
           propertyChanges.append(PropertyChange(property: property, kind: .set(value)))
         }
@@ -240,7 +242,7 @@ extension ObjectContext {
       case .insert(let object, let position):
         guard object.isTracked(by: self), let id = object.storedObjectID else { return nil }
         edits.append(.insert(id, at: position))
-      case .remove(let position):
+      case .remove(_, let position):
         edits.append(.remove(at: position))
       case .move(let from, let to):
         edits.append(.move(from: from, to: to))

@@ -114,7 +114,7 @@ public final class ObjectContext {
     }
     guard let changes = object.changes else { return [:] }
     return Dictionary(
-      uniqueKeysWithValues: changes.committed.keys.map {
+      uniqueKeysWithValues: changes.changedProperties.map {
         (properties[$0].name, persistentValue(object.slots[$0]))
       })
   }
@@ -124,8 +124,9 @@ public final class ObjectContext {
     guard let changes = object.changes else { return [:] }
     let properties = object.model.properties
     return Dictionary(
-      uniqueKeysWithValues: changes.committed.map {
-        (properties[$0.key].name, persistentValue($0.value))
+      uniqueKeysWithValues: changes.changedProperties.map {
+        let committed = changes.committedValue(of: $0, current: object.slots[$0])
+        return (properties[$0].name, persistentValue(committed))
       })
   }
 
@@ -264,6 +265,19 @@ public final class ObjectContext {
       changes.record(property, from: old, edit: edit, isToMany: isToMany)
     case .inserted, .detached:
       break
+    }
+  }
+
+  /// Records the edits after the first of a list changed by several at once (the first was
+  /// recorded by ``objectWillChange(_:property:from:edit:)``).
+  func recordFurtherEdits(
+    _ edits: ArraySlice<ListEditRecord>, of object: ManagedObject, property: Int
+  ) {
+    guard object.lifecycle == .persisted || object.lifecycle == .deleted,
+      let changes = object.changes
+    else { return }
+    for edit in edits {
+      changes.record(property, from: object.slots[property], edit: edit, isToMany: true)
     }
   }
 

@@ -2,8 +2,22 @@
 /// saves; turned into a ``ListEdit`` (with object identifiers) when saved.
 enum ListEditRecord {
   case insert(ManagedObject, at: Int)
-  case remove(at: Int)
+  /// The object removed, kept so that the edit can be undone.
+  case remove(ManagedObject, at: Int)
   case move(from: Int, to: Int)
+
+  /// Undoes `edits`, made in this order, on the list they turned `list` into.
+  ///
+  /// - Complexity: O(*k*) edits, each with the array's own work.
+  static func undo(_ edits: [ListEditRecord], on list: inout [ManagedObject]) {
+    for edit in edits.reversed() {
+      switch edit {
+      case .insert(_, let position): list.remove(at: position)
+      case .remove(let object, let position): list.insert(object, at: position)
+      case .move(let from, let to): list.insert(list.remove(at: to), at: from)
+      }
+    }
+  }
 
   /// The single edit that turns `old` into `new`, if there is one.
   ///
@@ -28,7 +42,7 @@ enum ListEditRecord {
       return .insert(newMiddle.first!, at: prefix)
     }
     if newMiddle.isEmpty, oldMiddle.count == 1 {
-      return .remove(at: prefix)
+      return .remove(oldMiddle.first!, at: prefix)
     }
     if oldMiddle.count == newMiddle.count, oldMiddle.count >= 2 {
       let last = oldMiddle.count - 1

@@ -50,7 +50,7 @@ extension ManagedObject {
     switch edit {
     case .none: return
     case .some(.insert(let object, let position)): insertRelated(object, at: position, into: index)
-    case .some(.remove(let position)): removeRelated(at: position, from: index)
+    case .some(.remove(_, let position)): removeRelated(at: position, from: index)
     case .some(.move(let from, let to)): moveRelated(from: from, to: to, in: index)
     }
   }
@@ -78,14 +78,14 @@ extension ManagedObject {
   final func insertRelated(_ object: ManagedObject, at position: Int, into index: Int) {
     let relationship = model.relationship(index)!
     checkDestination(object, of: relationship, index)
-    let list = slots[index].objects
-    guard position >= 0 && position <= list.count else {
+    let count = slots[index].objects.count
+    guard position >= 0 && position <= count else {
       fatalError(
         MisuseMessage.indexOutOfRange(
-          position, "insert position", of: self, index, count: list.count, endIsValid: true))
+          position, "insert position", of: self, index, count: count, endIsValid: true))
     }
-    if let current = list.firstIndex(where: { $0 === object }) {
-      moveRelated(from: current, to: min(position, list.count - 1), in: index)
+    if let current = self.position(of: object, in: index) {
+      moveRelated(from: current, to: min(position, count - 1), in: index)
       return
     }
     if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
@@ -95,14 +95,162 @@ extension ManagedObject {
     adopt(object, through: index)
   }
 
-  /// Removes the object at a position of an ordered to-many relationship.
-  final func removeRelated(at position: Int, from index: Int) {
+  /// Inserts an object as `Array.insert(_:at:)` followed by the relationship's rule that
+  /// an object appears once, at its first position: an object already at or after
+  /// `position` moves there, one before it stays.
+  final func insertRelatedKeepingFirst(_ object: ManagedObject, at position: Int, into index: Int) {
+    let count = slots[index].objects.count
+    guard position >= 0 && position <= count else {
+      fatalError(
+        MisuseMessage.indexOutOfRange(
+          position, "insert position", of: self, index, count: count, endIsValid: true))
+    }
+    guard let current = self.position(of: object, in: index) else {
+      return insertRelated(object, at: position, into: index)
+    }
+    if current > position { moveRelated(from: current, to: position, in: index) }
+  }
+
+  /// Appends an object as `Array.append(_:)` would, but for an object already in the list,
+  /// which stays where it is.
+  final func appendRelated(_ object: ManagedObject, to index: Int) {
+    checkDestination(object, of: model.relationship(index)!, index)
+    if contains(object, in: index) { return }
+    insertRelated(object, at: slots[index].objects.count, into: index)
+  }
+
+  /// Sets the object at `position` as `Array`'s subscript would, followed by the rule that
+  /// an object appears once, at its first position.
+  final func replaceRelated(at position: Int, with object: ManagedObject, in index: Int) {
+    checkIndex(position, "position", in: index)
+    checkDestination(object, of: model.relationship(index)!, index)
+    if slots[index].objects[position] === object { return }
+    let current = self.position(of: object, in: index)
+    removeRelated(at: position, from: index)
+    switch current {
+    case nil: insertRelated(object, at: position, into: index)
+    case let current? where current > position:
+      moveRelated(from: current - 1, to: position, in: index)
+    case _?: break  // before `position`: it keeps its place
+    }
+  }
+
+  /// Exchanges the objects at two positions (`Array.swapAt(_:_:)`): two moves.
+  final func swapRelated(_ first: Int, _ second: Int, in index: Int) {
+    checkIndex(first, "position", in: index)
+    checkIndex(second, "position", in: index)
+    if first == second { return }
+    let (low, high) = (min(first, second), max(first, second))
+    moveRelated(from: high, to: low, in: index)
+    moveRelated(from: low + 1, to: high, in: index)
+  }
+
+  /// Removes the object at a position of an ordered to-many relationship; returns it.
+  @discardableResult
+  final func removeRelated(at position: Int, from index: Int) -> ManagedObject {
+    checkIndex(position, "position", in: index)
     let relationship = model.relationship(index)!
     let object = slots[index].objects[position]
     if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
       object.unlink(self, fromInverse: inverse, isToMany: inverseModel.isToMany)
     }
-    editToMany(index, .remove(at: position)) { $0.remove(at: position) }
+    editToMany(index, .remove(object, at: position)) { $0.remove(at: position) }
+    return object
+  }
+
+  /// Removes the objects at `positions` (ascending) of an ordered to-many relationship in
+  /// one write: O(*n*) for the list, O(1) bookkeeping a removed object.
+  final func removeRelated(atOffsets positions: [Int], from index: Int) {
+    guard !positions.isEmpty else { return }
+    if positions.count == 1 {
+      removeRelated(at: positions[0], from: index)
+      return
+    }
+    let relationship = model.relationship(index)!
+    let list = slots[index].objects
+    let removed = positions.map { list[$0] }
+    if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
+      for object in removed {
+        object.unlink(self, fromInverse: inverse, isToMany: inverseModel.isToMany)
+      }
+    }
+    // From the last, so that each edit's position holds when the edits are replayed.
+    let edits = zip(removed, positions).reversed().map { ListEditRecord.remove($0, at: $1) }
+    editToMany(index, edits) { list in
+      var kept: [ManagedObject] = []
+      kept.reserveCapacity(list.count - positions.count)
+      var next = 0
+      for (position, object) in list.enumerated() {
+        if next < positions.count, positions[next] == position {
+          next += 1
+        } else {
+          kept.append(object)
+        }
+      }
+      list = kept
+    }
+  }
+
+  /// Whether `object` is in to-many relationship `index`: O(1) when the relationship's
+  /// inverse is a to-one (the object then names its owner), O(*n*) otherwise.
+  final func contains(_ object: ManagedObject, in index: Int) -> Bool {
+    let relationship = model.relationship(index)!
+    if let inverse = relationship.inverse, relationship.inverseModel?.isToMany == false {
+      let isHeld = object.slots[inverse].object === self
+      assert(
+        slots[index].objects.count > Self.checkedListLength
+          || isHeld == slots[index].objects.contains { $0 === object }, "inverse out of step")
+      return isHeld
+    }
+    return slots[index].objects.contains { $0 === object }
+  }
+
+  /// The position of `object` in to-many relationship `index`, if it is there.
+  ///
+  /// Found from the object's ``listPositionHint`` (set where it was last inserted or moved
+  /// to): O(1) when nothing before it moved since, O(*d*) when the list shifted it by *d*
+  /// places (an insert or remove before it shifts it by one), searching outward from the
+  /// hint up to ``hintSearchDistance``. Beyond that (a list just loaded, or one shifted far),
+  /// one pass finds it and notes every object's position as its hint, so that the next
+  /// lookups in that list are short again: O(*n*) once, not at each lookup.
+  final func position(of object: ManagedObject, in index: Int) -> Int? {
+    guard contains(object, in: index) else { return nil }
+    let list = slots[index].objects
+    return list.withUnsafeBufferPointer { list in
+      let hint = Int(object.listPositionHint)
+      if hint >= 0 && hint < list.count {
+        if list[hint] === object { return hint }
+        for distance in 1...Self.hintSearchDistance {
+          let after = hint + distance
+          let before = hint - distance
+          if after < list.count, list[after] === object { return after }
+          if before >= 0, list[before] === object { return before }
+          if after >= list.count && before < 0 { break }
+        }
+      }
+      var found: Int?
+      for (position, element) in list.enumerated() {
+        element.listPositionHint = Int32(truncatingIfNeeded: position)
+        if element === object { found = position }
+      }
+      return found
+    }
+  }
+
+  /// The longest list whose inverse is checked against a search in debug builds (a check
+  /// of every edit of a longer list would make tests quadratic).
+  static let checkedListLength = 1_000
+
+  /// How far from its hint an object is looked for before the list is searched whole.
+  static let hintSearchDistance = 1_024
+
+  /// Stops the program with a message naming the object and relationship when `position`
+  /// is not a position of its list.
+  private final func checkIndex(_ position: Int, _ role: String, in index: Int) {
+    let count = slots[index].objects.count
+    guard position >= 0 && position < count else {
+      fatalError(MisuseMessage.indexOutOfRange(position, role, of: self, index, count: count))
+    }
   }
 
   /// Moves an object within an ordered to-many relationship (`Array` semantics: remove at
@@ -114,18 +262,33 @@ extension ManagedObject {
 
   /// Applies an index edit to a to-many slot and records it.
   ///
-  /// When the list's value at the last save is not needed (the object is new, or that value
-  /// is already recorded), the list is taken out of its slot while it changes, so appending
-  /// to a list of *n* objects costs O(1), not a copy of the *n*.
+  /// The list is taken out of its slot while it changes, so that it is its only holder and
+  /// changes in place: appending to a list of *n* objects costs O(1), not a copy of the *n*.
+  /// Its value at the last save is not needed: the recorded edits undo to it
+  /// (``ObjectChanges/committedValue(of:current:)``).
   private final func editToMany(
     _ index: Int, _ edit: ListEditRecord, _ body: (inout [ManagedObject]) -> Void
   ) {
-    let needsCommittedValue =
-      (lifecycle == .persisted || lifecycle == .deleted) && changes?.committed[index] == nil
     var list = slots[index].objects
-    if !needsCommittedValue { slots[index] = .toMany([]) }
+    slots[index] = .toMany([])
     body(&list)
+    switch edit {
+    case .insert(let object, let position):
+      object.listPositionHint = Int32(truncatingIfNeeded: position)
+    case .move(_, let to): list[to].listPositionHint = Int32(truncatingIfNeeded: to)
+    case .remove: break
+    }
     writeSlot(index, .toMany(list), edit: edit)
+  }
+
+  /// ``editToMany(_:_:_:)`` for several edits made by one change.
+  private final func editToMany(
+    _ index: Int, _ edits: [ListEditRecord], _ body: (inout [ManagedObject]) -> Void
+  ) {
+    var list = slots[index].objects
+    slots[index] = .toMany([])
+    body(&list)
+    writeSlot(index, .toMany(list), edits: edits)
   }
 
   // MARK: Inverse side
@@ -133,10 +296,8 @@ extension ManagedObject {
   /// Removes `owner` from this object's inverse relationship `index`.
   final func unlink(_ owner: ManagedObject, fromInverse index: Int, isToMany: Bool) {
     if isToMany {
-      guard let position = slots[index].objects.firstIndex(where: { $0 === owner }) else {
-        return
-      }
-      editToMany(index, .remove(at: position)) { $0.remove(at: position) }
+      guard let position = position(of: owner, in: index) else { return }
+      editToMany(index, .remove(owner, at: position)) { $0.remove(at: position) }
     } else if slots[index].object === owner {
       writeSlot(index, .toOne(nil))
     }
@@ -149,9 +310,15 @@ extension ManagedObject {
     forward: Int
   ) {
     if inverseModel.isToMany {
-      let list = slots[index].objects
-      if list.contains(where: { $0 === owner }) { return }
-      editToMany(index, .insert(owner, at: list.count)) { list in
+      // `owner` just set its to-one to this object, which it did not name before: when the
+      // list is the inverse of that to-one, the owner is not in it.
+      let isInverseOfToOne = owner.model.relationship(forward)?.isToMany == false
+      if !isInverseOfToOne, contains(owner, in: index) { return }
+      assert(
+        slots[index].objects.count > Self.checkedListLength
+          || !slots[index].objects.contains { $0 === owner }, "inverse out of step")
+      let count = slots[index].objects.count
+      editToMany(index, .insert(owner, at: count)) { list in
         // A list that starts growing one append at a time (children given their parent)
         // starts with room for four: 1, 2, 4, 8, 16 would reallocate five times for ten.
         if list.isEmpty { list.reserveCapacity(4) }

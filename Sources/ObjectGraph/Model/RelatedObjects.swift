@@ -113,19 +113,3 @@ extension RelatedObjects {
     owner.setToMany(index, to: list)
   }
 }
-
-extension Array where Element: ManagedObject {
-  /// Moves the elements at `offsets` so they stand before the element that was at
-  /// `destination`, as SwiftUI's `onMove` reports a drag.
-  ///
-  /// On a relationship property (`box.children.move(fromOffsets: [0], toOffset: 2)`) a move
-  /// of one element is recorded as one move for the store.
-  ///
-  /// - Complexity: O(*n*).
-  public mutating func move(fromOffsets offsets: IndexSet, toOffset destination: Int) {
-    let moving = offsets.map { self[$0] }
-    let before = offsets.count(in: 0..<destination)
-    for offset in offsets.reversed() { remove(at: offset) }
-    insert(contentsOf: moving, at: destination - before)
-  }
-}

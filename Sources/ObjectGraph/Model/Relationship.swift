@@ -134,6 +134,24 @@ public struct Relationship<Value: RelationshipValue> {
         object.setToOne(index, to: unsafeBitCast(newValue, to: ManagedObject?.self))
       }
     }
+    // A mutation in place (`box.children.append(child)`): the list is lent so that the
+    // array's mutating methods make index edits (see ``ListModification``), O(1) besides the
+    // array's own work, instead of a copy of the list and a whole-list comparison.
+    _modify {
+      let index = Int(object[keyPath: storageKeyPath].index)
+      if Value.isToMany {
+        var value = unsafeBitCast(object.readObjects(index), to: Value.self)
+        let modification = ListModification.begin(index, of: object, lending: &value)
+        // Also when the access ends by an error: the lent array is taken as it is, as a
+        // stored array would be.
+        defer { modification.finish(unsafeBitCast(value, to: [ManagedObject].self)) }
+        yield &value
+      } else {
+        var value = unsafeBitCast(object.readObject(index), to: Value.self)
+        yield &value
+        object.setToOne(index, to: unsafeBitCast(value, to: ManagedObject?.self))
+      }
+    }
   }
 
   /// The relationship's projection (`object.$children`), with index operations.

@@ -62,19 +62,34 @@ public struct ChangesetApplier: Sendable {
       for change in update.changes {
         try checkProperty(change.property, of: update.id, entity, valueCount: shape.valueCount)
         let key = StoredProperty(id: update.id, property: change.property)
-        if case .set(let value) = change.kind {
+        switch change.kind {
+        case .set(let value):
           // The value before is not needed (nor decoded, for a stored string).
           values.set(value, for: key)
-        } else {
-          let current = values[key] ?? objects.value(of: update.id, property: change.property)
-          values.set(try applied(change, to: current, of: update.id, entity), for: key)
+        case .edit(let edits):
+          // Checked against the list's length now, applied in place once all fits: a list
+          // edit then costs the array's shift, not a copy of the list.
+          let length =
+            try values.editedLength(of: key)
+            ?? listLength(
+              values.setValue(of: key) ?? objects.value(of: update.id, property: change.property),
+              change.property, of: update.id, entity)
+          values.append(
+            edits, for: key, length: try edits.reduce(length) { try $1.count(after: $0) })
         }
       }
     }
     try checkDeletes(changeset.deleted) { changed[$0] != nil || objects.contains($0) }
     for id in order { objects[id] = changed.removeValue(forKey: id) }
     for pending in values.inOrder {
-      objects.setValue(pending.value, of: pending.key.id, property: pending.key.property)
+      let (id, property) = (pending.key.id, pending.key.property)
+      if let value = pending.value {
+        objects.setValue(
+          pending.edits.isEmpty ? value : Self.edited(value, pending.edits), of: id,
+          property: property)
+      } else {
+        objects.modifyValue(of: id, property: property) { $0 = Self.edited($0, pending.edits) }
+      }
     }
     // In the changeset's order (by id, as saves write them), not the set's hash order:
     // storage laid out by id is then visited in order.
@@ -105,6 +120,40 @@ public struct ChangesetApplier: Sendable {
     var property: Int
   }
 
+  /// The length of list value `value` of property `property`, which must be a list.
+  private func listLength(
+    _ value: PersistentValue, _ property: Int, of id: ObjectID, _ entity: EntityDescription
+  ) throws -> Int {
+    switch value {
+    case .references(let ids): return ids.count
+    case .null: return 0
+    default:
+      let name = entity.properties[property].name
+      throw ObjectGraphError(
+        .corruptStore,
+        "list edits on \(entity.name).\(name), which is not a to-many relationship",
+        entity: entity.name, property: name, objectID: id)
+    }
+  }
+
+  /// List value `value` with `edits` applied (checked to fit), in place when it holds the
+  /// only reference to its array.
+  private static func edited(_ value: consuming PersistentValue, _ edits: [ListEdit])
+    -> PersistentValue
+  {
+    guard case .references(var ids) = value else {
+      return .references(Self.applying(edits, to: []))
+    }
+    value = .null  // lets go of the array: `ids` is then its only holder
+    return .references(Self.applying(edits, to: ids))
+  }
+
+  private static func applying(_ edits: [ListEdit], to ids: consuming [ObjectID]) -> [ObjectID] {
+    var ids = ids
+    try! ids.apply(edits)  // checked to fit when the changeset was checked
+    return ids
+  }
+
   /// The new values of stored objects' properties, in the order first set.
   ///
   /// Found by a scan while there are few (a save changes a property or two: making and
@@ -115,23 +164,51 @@ public struct ChangesetApplier: Sendable {
     /// type up at run time each time it is made).
     struct Pending {
       var key: StoredProperty
-      var value: PersistentValue
+      /// The value set, or `nil` for the stored value.
+      var value: PersistentValue?
+      /// List edits to apply after `value`, and the list's length after them.
+      var edits: [ListEdit] = []
+      var length = 0
     }
 
     private(set) var inOrder: [Pending] = []
     private var positions: [StoredProperty: Int]?
     private static let scannedCount = 16
 
-    subscript(key: StoredProperty) -> PersistentValue? {
-      position(of: key).map { inOrder[$0].value }
+    /// The length of list property `key` after its pending edits, if it has any.
+    func editedLength(of key: StoredProperty) -> Int? {
+      guard let position = position(of: key), !inOrder[position].edits.isEmpty else { return nil }
+      return inOrder[position].length
+    }
+
+    /// The value set for property `key`, if it has one and no edits after it.
+    func setValue(of key: StoredProperty) -> PersistentValue? {
+      guard let position = position(of: key), inOrder[position].edits.isEmpty else { return nil }
+      return inOrder[position].value
     }
 
     mutating func set(_ value: PersistentValue, for key: StoredProperty) {
       if let position = position(of: key) {
         inOrder[position].value = value
+        inOrder[position].edits = []
         return
       }
-      inOrder.append(Pending(key: key, value: value))
+      add(Pending(key: key, value: value))
+    }
+
+    /// Adds list edits to property `key`, which then has `length` objects.
+    mutating func append(_ edits: [ListEdit], for key: StoredProperty, length: Int) {
+      if let position = position(of: key) {
+        inOrder[position].edits += edits
+        inOrder[position].length = length
+        return
+      }
+      add(Pending(key: key, value: nil, edits: edits, length: length))
+    }
+
+    private mutating func add(_ pending: Pending) {
+      let key = pending.key
+      inOrder.append(pending)
       if positions != nil {
         positions![key] = inOrder.count - 1
       } else if inOrder.count > Self.scannedCount {

@@ -23,6 +23,17 @@ public protocol SnapshotStorage {
 }
 
 extension SnapshotStorage {
+  /// Changes the value of property `property` of a stored object in place: taken out while
+  /// `body` changes it, so that a list it holds is not copied.
+  mutating func modifyValue(
+    of id: ObjectID, property: Int, _ body: (inout PersistentValue) -> Void
+  ) {
+    var value = self.value(of: id, property: property)
+    setValue(.null, of: id, property: property)
+    body(&value)
+    setValue(value, of: id, property: property)
+  }
+
   public func contains(_ id: ObjectID) -> Bool { self[id] != nil }
 
   public func shape(of id: ObjectID) -> (entity: Int, valueCount: Int)? {

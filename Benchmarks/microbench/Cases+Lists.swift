@@ -1,0 +1,119 @@
+import BenchmarkSupport
+import Foundation
+import ObjectGraph
+
+extension Cases {
+  // MARK: Ordered to-many lists
+
+  /// Every way a user edits a long ordered list, each followed by a save, in a list of
+  /// 1,000 and one of 100,000 saved children: an edit must cost about the same in both
+  /// (O(1) bookkeeping besides the array's own shift).
+  static func lists() -> [MicroBenchmark] {
+    [1_000, 100_000].flatMap { size in
+      let label = size.formatted(.number.grouping(.automatic))
+      return listEdits.map { name, edit in
+        MicroBenchmark("list of \(label): \(name), saved", iterations: 2_000) {
+          let list = try WideList(size: size)
+          var random = FixtureRandom(seed: 7)
+          return { number in
+            try edit(list, &random, number)
+            try list.context.save()
+          }
+        }
+      }
+    }
+  }
+
+  /// The edits, written as apps write them.
+  private static var listEdits:
+    [(String, @MainActor (WideList, inout FixtureRandom, Int) throws -> Void)]
+  {
+    [
+      (
+        "children.append(new)",
+        { list, _, number in list.wide.children.append(list.newBox(number)) }
+      ),
+      (
+        "children.insert(new, at: random)",
+        { list, random, number in
+          list.wide.children.insert(list.newBox(number), at: random.index(below: list.count + 1))
+        }
+      ),
+      (
+        "children.remove(at: random)",
+        { list, random, number in
+          list.wide.children.remove(at: random.index(below: list.count))
+          list.wide.children.append(list.newBox(number))  // keeps the size
+        }
+      ),
+      (
+        "move: remove(at:) + insert(_:at:)",
+        { list, random, _ in
+          let child = list.wide.children.remove(at: random.index(below: list.count))
+          list.wide.children.insert(child, at: random.index(below: list.count + 1))
+        }
+      ),
+      (
+        "children.move(fromOffsets:toOffset:)",
+        { list, random, _ in
+          list.wide.children.move(
+            fromOffsets: [random.index(below: list.count)],
+            toOffset: random.index(below: list.count + 1))
+        }
+      ),
+      (
+        "children.swapAt(random, random)",
+        { list, random, _ in
+          list.wide.children.swapAt(
+            random.index(below: list.count), random.index(below: list.count))
+        }
+      ),
+      (
+        "children[random] = new",
+        { list, random, number in
+          list.wide.children[random.index(below: list.count)] = list.newBox(number)
+        }
+      ),
+      (
+        "child.parent = nil (random child)",
+        { list, random, number in
+          list.wide.children[random.index(below: list.count)].parent = nil
+          list.newBox(number).parent = list.wide
+        }
+      ),
+      (
+        "context.delete(random child)",
+        { list, random, number in
+          list.context.delete(list.wide.children[random.index(below: list.count)])
+          list.newBox(number).parent = list.wide
+        }
+      ),
+    ]
+  }
+}
+
+/// One saved box with `size` saved children, in an in-memory store.
+@MainActor
+final class WideList {
+  let container: ObjectContainer
+  let wide: Box
+
+  init(size: Int) throws {
+    container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+    wide = Box()
+    wide.title = "Wide"
+    container.mainContext.insert(wide)
+    for number in 0..<size { wide.children.append(newBox(number)) }
+    try container.mainContext.save()
+  }
+
+  var context: ObjectContext { container.mainContext }
+  var count: Int { wide.$children.count }
+
+  /// A new box, not yet related.
+  func newBox(_ number: Int) -> Box {
+    let box = Box()
+    box.title = "Child \(number)"
+    return box
+  }
+}
