@@ -9,10 +9,10 @@ extension Cases {
   /// 1,000 and one of 100,000 saved children: an edit must cost about the same in both
   /// (O(1) bookkeeping besides the array's own shift).
   static func lists() -> [MicroBenchmark] {
-    [1_000, 100_000].flatMap { size in
-      let label = size.formatted(.number.grouping(.automatic))
-      return listEdits.map { name, edit in
-        MicroBenchmark("list of \(label): \(name), saved", iterations: 2_000) {
+    let sizes = [1_000, 100_000]
+    let inMemory = sizes.flatMap { size in
+      listEdits.map { name, edit in
+        MicroBenchmark("list of \(label(size)): \(name), saved", iterations: 2_000) {
           let list = try WideList(size: size)
           var random = FixtureRandom(seed: 7)
           return { number in
@@ -22,6 +22,36 @@ extension Cases {
         }
       }
     }
+    // The same edits saved durably: what an app pays per drag, insert or delete.
+    let durable = sizes.flatMap { size in
+      listEdits.map { name, edit in
+        MicroBenchmark("list of \(label(size)): \(name), binary store", iterations: 300) {
+          let list = try WideList(size: size, durable: true)
+          var random = FixtureRandom(seed: 7)
+          return { number in
+            try edit(list, &random, number)
+            try list.context.save()
+          }
+        }
+      }
+    }
+    let observed = sizes.map { size in
+      MicroBenchmark("list of \(label(size)): append, observed, delivered", iterations: 2_000) {
+        let list = try WideList(size: size)
+        var heard = 0
+        let token = list.context.observe(list.wide, relationship: \.children) { _ in heard += 1 }
+        return { number in
+          list.wide.children.append(list.newBox(number))
+          list.context.processPendingChanges()
+          withExtendedLifetime(token) {}
+        }
+      }
+    }
+    return inMemory + observed + durable
+  }
+
+  private static func label(_ size: Int) -> String {
+    size.formatted(.number.grouping(.automatic))
   }
 
   /// The edits, written as apps write them.
@@ -88,23 +118,46 @@ extension Cases {
           list.newBox(number).parent = list.wide
         }
       ),
+      (
+        "children = copy with one replaced",
+        { list, random, number in
+          var children = list.wide.children
+          children[random.index(below: list.count)] = list.newBox(number)
+          list.wide.children = children
+        }
+      ),
     ]
   }
 }
 
-/// One saved box with `size` saved children, in an in-memory store.
+/// One saved box with `size` saved children, in an in-memory store or a binary store file.
 @MainActor
 final class WideList {
   let container: ObjectContainer
   let wide: Box
 
-  init(size: Int) throws {
-    container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+  /// Where a durable list's store lives; removed with the list.
+  private let file: URL?
+
+  init(size: Int, durable: Bool = false) throws {
+    if durable {
+      let file = FileManager.default.temporaryDirectory
+        .appendingPathComponent("microbench-list-\(getpid())-\(UUID().uuidString).ogstore")
+      self.file = file
+      container = try ObjectContainer(for: Box.self, store: BinaryStore(url: file))
+    } else {
+      file = nil
+      container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+    }
     wide = Box()
     wide.title = "Wide"
     container.mainContext.insert(wide)
     for number in 0..<size { wide.children.append(newBox(number)) }
     try container.mainContext.save()
+  }
+
+  deinit {
+    if let file { try? FileManager.default.removeItem(at: file) }
   }
 
   var context: ObjectContext { container.mainContext }

@@ -230,6 +230,32 @@ import Testing
     }
   }
 
+  /// A relationship observer hears which children changed their own properties, found
+  /// from the delivery's updated objects (of every entity) rather than by a scan of the
+  /// list, and where the list changed around them.
+  @Test(arguments: StoreKind.allCases)
+  func anObserverHearsUpdatedChildrenAmongOtherChanges(_ kind: StoreKind) throws {
+    let stack = try Stack(kind)
+    let parent = Box(title: "parent")
+    stack.context.insert(parent)
+    for number in 0..<50 { parent.children.append(Box(title: "c\(number)")) }
+    let item = Item(name: "unrelated")
+    stack.context.insert(item)
+    try stack.context.save()
+    var heard: [ListChange] = []
+    let token = stack.context.observe(parent, relationship: \.children) { heard.append($0) }
+    parent.children[3].title = "changed"
+    parent.children[40].title = "changed too"
+    item.name = "also changed"
+    stack.context.processPendingChanges()
+    #expect(heard == [ListChange(updated: [3, 40])])
+    parent.children.remove(at: 10)
+    parent.children[20].title = "after the removal"
+    stack.context.processPendingChanges()
+    #expect(heard.last == ListChange(removed: [10], updated: [20]))
+    withExtendedLifetime(token) {}
+  }
+
   /// A local copy of a relationship's array is a plain array: mutating it, even while the
   /// relationship itself is being mutated, leaves the relationship alone.
   @Test func aCopyOfTheListIsAPlainArray() throws {

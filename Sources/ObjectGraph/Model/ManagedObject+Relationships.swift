@@ -30,12 +30,101 @@ extension ManagedObject {
 
   /// Replaces a to-many relationship's objects, updating every inverse that changed.
   ///
-  /// Duplicates keep their first position. The change is recorded as one list edit when it
-  /// is one (append, insert, remove, single move), as a replacement otherwise.
+  /// Duplicates keep their first position. Only what changed costs: the common prefix and
+  /// suffix of the old and new lists (compared by identity, the cost of reading the array the
+  /// caller made) stay, and the differing middle of *m* objects becomes one edit when it is
+  /// one (append, insert, remove, single move), or *m* removes and inserts, with the inverses
+  /// of the objects that left or came: O(*m*) bookkeeping. A middle that repeats an object or
+  /// takes one from the unchanged ends is deduplicated over the whole list.
   @usableFromInline
   final func setToMany(_ index: Int, to requested: [ManagedObject]) {
     let relationship = model.relationship(index)!
     let old = slots[index].objects
+    let (prefix, suffix) = Self.commonEnds(old, requested)
+    let oldMiddle = old[prefix..<(old.count - suffix)]
+    let newMiddle = requested[prefix..<(requested.count - suffix)]
+    if oldMiddle.isEmpty && newMiddle.isEmpty { return }
+    for object in newMiddle { checkDestination(object, of: relationship, index) }
+    let oldIDs = Set(oldMiddle.lazy.map(ObjectIdentifier.init))
+    var newIDs = Set<ObjectIdentifier>(minimumCapacity: newMiddle.count)
+    // Whether an object of the new middle is in the list outside the old middle (at an
+    // end that stays): O(1) for a list whose inverse is a to-one.
+    let isInverseOfToOne =
+      relationship.inverse != nil && relationship.inverseModel?.isToMany == false
+    let outside = isInverseOfToOne ? nil : Set(old.lazy.map(ObjectIdentifier.init))
+    for object in newMiddle {
+      let id = ObjectIdentifier(object)
+      let isElsewhere =
+        !oldIDs.contains(id) && (outside?.contains(id) ?? contains(object, in: index))
+      guard newIDs.insert(id).inserted, !isElsewhere else {
+        return replaceDeduplicating(index, relationship, old: old, requested: requested)
+      }
+    }
+    if oldMiddle.isEmpty, newMiddle.count == 1 {
+      return insertRelated(newMiddle.first!, at: prefix, into: index)
+    }
+    if newMiddle.isEmpty, oldMiddle.count == 1 {
+      removeRelated(at: prefix, from: index)
+      return
+    }
+    if oldMiddle.count == newMiddle.count, oldMiddle.count >= 2 {
+      if newMiddle.first! === oldMiddle.last!,
+        zip(oldMiddle.dropLast(), newMiddle.dropFirst()).allSatisfy({ $0 === $1 })
+      {
+        return moveRelated(from: prefix + oldMiddle.count - 1, to: prefix, in: index)
+      }
+      if newMiddle.last! === oldMiddle.first!,
+        zip(oldMiddle.dropFirst(), newMiddle.dropLast()).allSatisfy({ $0 === $1 })
+      {
+        return moveRelated(from: prefix, to: prefix + oldMiddle.count - 1, in: index)
+      }
+    }
+    if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
+      for object in oldMiddle where !newIDs.contains(ObjectIdentifier(object)) {
+        object.unlink(self, fromInverse: inverse, isToMany: inverseModel.isToMany)
+      }
+      for object in newMiddle where !oldIDs.contains(ObjectIdentifier(object)) {
+        object.link(self, intoInverse: inverse, of: inverseModel, forward: index)
+      }
+    }
+    // The old middle removed from its end, then the new one inserted in order.
+    var edits: [ListEditRecord] = []
+    edits.reserveCapacity(oldMiddle.count + newMiddle.count)
+    for (offset, object) in zip(oldMiddle.indices, oldMiddle).reversed() {
+      edits.append(.remove(object, at: offset))
+    }
+    for (offset, object) in zip(newMiddle.indices, newMiddle) {
+      edits.append(.insert(object, at: offset))
+    }
+    editToMany(index, edits) { $0 = requested }
+    for object in newMiddle where !oldIDs.contains(ObjectIdentifier(object)) {
+      adopt(object, through: index)
+    }
+  }
+
+  /// The lengths of the longest common prefix and suffix of two lists, compared by identity
+  /// (not overlapping in the shorter).
+  private static func commonEnds(_ old: [ManagedObject], _ new: [ManagedObject]) -> (Int, Int) {
+    old.withUnsafeBufferPointer { old in
+      new.withUnsafeBufferPointer { new in
+        let limit = min(old.count, new.count)
+        var prefix = 0
+        while prefix < limit, old[prefix] === new[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < limit - prefix, old[old.count - 1 - suffix] === new[new.count - 1 - suffix] {
+          suffix += 1
+        }
+        return (prefix, suffix)
+      }
+    }
+  }
+
+  /// ``setToMany(_:to:)`` for a list that repeats objects: deduplicated (each at its first
+  /// position) over the whole list, then replaced.
+  private final func replaceDeduplicating(
+    _ index: Int, _ relationship: RelationshipModel, old: [ManagedObject],
+    requested: [ManagedObject]
+  ) {
     var seen = Set<ObjectIdentifier>(minimumCapacity: requested.count)
     var new: [ManagedObject] = []
     new.reserveCapacity(requested.count)
@@ -281,13 +370,17 @@ extension ManagedObject {
     writeSlot(index, .toMany(list), edit: edit)
   }
 
-  /// ``editToMany(_:_:_:)`` for several edits made by one change.
+  /// ``editToMany(_:_:_:)`` for several edits made by one change (removes, then inserts
+  /// at their final positions).
   private final func editToMany(
     _ index: Int, _ edits: [ListEditRecord], _ body: (inout [ManagedObject]) -> Void
   ) {
     var list = slots[index].objects
     slots[index] = .toMany([])
     body(&list)
+    for case .insert(let object, let position) in edits {
+      object.listPositionHint = Int32(truncatingIfNeeded: position)
+    }
     writeSlot(index, .toMany(list), edits: edits)
   }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Something a context delivers its coalesced changes to.
 protocol ContextObserver: AnyObject {
   func deliver(
@@ -139,6 +141,14 @@ final class ObjectObserver {
 }
 
 /// Observes one ordered to-many relationship of one object.
+///
+/// Keeps the identities of the list it last delivered (its own array: holding the list's
+/// storage instead would make the relationship's next edit copy the whole list) and compares
+/// them with the list now: the common prefix and suffix, a scan at the speed of reading the
+/// arrays, then the differing middle of *m* objects with a hash of each (O(*m* log *m*));
+/// the kept identities change only in that middle. Children whose own properties changed
+/// are found from the updated objects of the delivery, checked against the list in O(1)
+/// each when its inverse is a to-one, rather than by a scan of the list.
 final class RelationshipObserver: ContextObserver {
   let owner: ManagedObject
   let property: Int
@@ -158,15 +168,28 @@ final class RelationshipObserver: ContextObserver {
     let list = owner.isDeleted ? [] : owner.slots[property].objects
     let ownerChanged =
       pending.isInserted(owner) || pending.updatedKeys(of: owner)?.contains(property) == true
-    var updatedChildren = Set<ObjectIdentifier>()
-    for child in list where pending.isUpdated(child) {
-      updatedChildren.insert(ObjectIdentifier(child))
-    }
+    let updatedChildren = self.updatedChildren(of: list, pending)
     guard ownerChanged || !updatedChildren.isEmpty || owner.isDeleted else { return }
-    let current = list.map(ObjectIdentifier.init)
-    let change = ListChange.between(delivered, current, updated: updatedChildren)
-    delivered = current
+    let change = ListChange.between(&delivered, list, updated: updatedChildren)
     if !change.isEmpty { handler(change) }
+  }
+
+  /// The indexes in `list` of the objects updated in this delivery.
+  private func updatedChildren(of list: [ManagedObject], _ pending: DeliveredChanges) -> IndexSet {
+    let relationship = owner.model.relationship(property)
+    if let relationship, let inverse = relationship.inverse,
+      relationship.inverseModel?.isToMany == false, pending.updated.count < list.count
+    {
+      // Objects of any entity were updated: only the list's own kind has the inverse.
+      var updated = IndexSet()
+      for child in pending.updated
+      where child.isKind(of: relationship.destinationType) && child.slots[inverse].object === owner
+      {
+        if let position = owner.position(of: child, in: property) { updated.insert(position) }
+      }
+      return updated
+    }
+    return IndexSet(list.indices.filter { pending.isUpdated(list[$0]) })
   }
 }
 

@@ -63,6 +63,57 @@ public struct ListChange: Hashable, Sendable {
 }
 
 extension ListChange {
+  /// The change from the list of identities `old` to the list of distinct objects `new`,
+  /// `updated` being the indexes in `new` of objects whose own properties changed; `old`
+  /// becomes the
+  /// identities of `new`. The lists' common prefix and suffix stay, and the middles are
+  /// compared by ``between(_:_:updated:)-(ObjectIdentifier)``, with its indexes shifted by
+  /// the prefix.
+  ///
+  /// - Complexity: O(*n*) to read both lists (no allocation but the middle's), O(*m* log *m*)
+  ///   for a middle of *m* objects.
+  static func between(
+    _ old: inout [ObjectIdentifier], _ new: [ManagedObject], updated: IndexSet = []
+  ) -> ListChange {
+    let limit = min(old.count, new.count)
+    var prefix = 0
+    var suffix = 0
+    old.withUnsafeBufferPointer { old in
+      new.withUnsafeBufferPointer { new in
+        while prefix < limit, old[prefix] == ObjectIdentifier(new[prefix]) { prefix += 1 }
+        while suffix < limit - prefix,
+          old[old.count - 1 - suffix] == ObjectIdentifier(new[new.count - 1 - suffix])
+        {
+          suffix += 1
+        }
+      }
+    }
+    let middle = prefix..<(new.count - suffix)
+    let oldMiddle = Array(old[prefix..<(old.count - suffix)])
+    let newMiddle = new[middle].map(ObjectIdentifier.init)
+    // Updated objects in the middle are the inner comparison's; those at the unchanged ends
+    // keep their index.
+    var inMiddle = Set<ObjectIdentifier>()
+    var atEnds = IndexSet()
+    for index in updated {
+      if middle.contains(index) {
+        inMiddle.insert(ObjectIdentifier(new[index]))
+      } else {
+        atEnds.insert(index)
+      }
+    }
+    var change = between(oldMiddle, newMiddle, updated: inMiddle)
+    if prefix > 0 {
+      change.removed.shift(startingAt: 0, by: prefix)
+      change.inserted.shift(startingAt: 0, by: prefix)
+      change.updated.shift(startingAt: 0, by: prefix)
+      change.moved = change.moved.map { Move(from: $0.from + prefix, to: $0.to + prefix) }
+    }
+    change.updated.formUnion(atEnds)
+    old.replaceSubrange(prefix..<(old.count - suffix), with: newMiddle)
+    return change
+  }
+
   /// The change from `old` to `new`, lists of distinct identities, with the fewest moves:
   /// the objects that stay put form a longest increasing run of old positions.
   ///
