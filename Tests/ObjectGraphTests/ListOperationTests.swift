@@ -17,9 +17,11 @@ import Testing
 /// array would do.
 @MainActor
 @Suite struct ListOperationTests {
-  @Test(arguments: StoreKind.allCases, [1, 2] as [UInt64])
-  func randomEditsOfAParentsChildrenMatchAnArray(_ kind: StoreKind, seed: UInt64) throws {
-    var random = SplitMix64(seed: seed)
+  @Test(arguments: StoreKind.allCases, [(1, 300, 700), (2, 10_000, 80)] as [(UInt64, Int, Int)])
+  func randomEditsOfAParentsChildrenMatchAnArray(
+    _ kind: StoreKind, run: (seed: UInt64, size: Int, steps: Int)
+  ) throws {
+    var random = SplitMix64(seed: run.seed)
     var stack = try Stack(kind)
     var wide = Box(title: "wide")
     var other = Box(title: "other")
@@ -30,7 +32,7 @@ import Testing
       made += 1
       return Box(title: "b\(made)")
     }
-    for _ in 0..<300 { wide.children.append(newBox()) }
+    for _ in 0..<run.size { wide.children.append(newBox()) }
     try stack.context.save()
     var model = wide.children.map(\.title)
     var saved = model
@@ -38,7 +40,7 @@ import Testing
     var token = stack.context.observe(wide, relationship: \.children) { [heard] change in
       heard.hear(change)
     }
-    for step in 0..<700 {
+    for step in 0..<run.steps {
       let count = wide.children.count
       let position = { (extra: Int) in random.index(below: count + extra) }
       let described: String
