@@ -12,9 +12,10 @@ enum ListEditRecord {
   static func undo(_ edits: [ListEditRecord], on list: inout [ManagedObject]) {
     for edit in edits.reversed() {
       switch edit {
-      case .insert(_, let position): list.remove(at: position)
-      case .remove(let object, let position): list.insert(object, at: position)
-      case .move(let from, let to): list.insert(list.remove(at: to), at: from)
+      case .insert(_, let position): _ = PlainArray.remove(at: position, from: &list)
+      case .remove(let object, let position): PlainArray.insert(object, at: position, into: &list)
+      case .move(let from, let to):
+        PlainArray.insert(PlainArray.remove(at: to, from: &list), at: from, into: &list)
       }
     }
   }

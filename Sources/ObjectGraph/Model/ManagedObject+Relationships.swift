@@ -130,7 +130,7 @@ extension ManagedObject {
     new.reserveCapacity(requested.count)
     for object in requested where seen.insert(ObjectIdentifier(object)).inserted {
       checkDestination(object, of: relationship, index)
-      new.append(object)
+      PlainArray.append(object, to: &new)
     }
     guard let edit = ListEditRecord.singleEdit(from: old, to: new) else {
       replaceToMany(index, relationship, old: old, new: new, newIDs: seen)
@@ -180,7 +180,9 @@ extension ManagedObject {
     if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
       object.link(self, intoInverse: inverse, of: inverseModel, forward: index)
     }
-    editToMany(index, .insert(object, at: position)) { $0.insert(object, at: position) }
+    editToMany(index, .insert(object, at: position)) {
+      PlainArray.insert(object, at: position, into: &$0)
+    }
     adopt(object, through: index)
   }
 
@@ -243,7 +245,9 @@ extension ManagedObject {
     if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
       object.unlink(self, fromInverse: inverse, isToMany: inverseModel.isToMany)
     }
-    editToMany(index, .remove(object, at: position)) { $0.remove(at: position) }
+    editToMany(index, .remove(object, at: position)) {
+      _ = PlainArray.remove(at: position, from: &$0)
+    }
     return object
   }
 
@@ -273,7 +277,7 @@ extension ManagedObject {
         if next < positions.count, positions[next] == position {
           next += 1
         } else {
-          kept.append(object)
+          PlainArray.append(object, to: &kept)
         }
       }
       list = kept
@@ -346,7 +350,9 @@ extension ManagedObject {
   /// `from`, then insert at `to`).
   final func moveRelated(from: Int, to: Int, in index: Int) {
     if from == to { return }
-    editToMany(index, .move(from: from, to: to)) { $0.insert($0.remove(at: from), at: to) }
+    editToMany(index, .move(from: from, to: to)) {
+      PlainArray.insert(PlainArray.remove(at: from, from: &$0), at: to, into: &$0)
+    }
   }
 
   /// Applies an index edit to a to-many slot and records it.
@@ -390,7 +396,9 @@ extension ManagedObject {
   final func unlink(_ owner: ManagedObject, fromInverse index: Int, isToMany: Bool) {
     if isToMany {
       guard let position = position(of: owner, in: index) else { return }
-      editToMany(index, .remove(owner, at: position)) { $0.remove(at: position) }
+      editToMany(index, .remove(owner, at: position)) {
+        _ = PlainArray.remove(at: position, from: &$0)
+      }
     } else if slots[index].object === owner {
       writeSlot(index, .toOne(nil))
     }
@@ -415,7 +423,7 @@ extension ManagedObject {
         // A list that starts growing one append at a time (children given their parent)
         // starts with room for four: 1, 2, 4, 8, 16 would reallocate five times for ten.
         if list.isEmpty { list.reserveCapacity(4) }
-        list.append(owner)
+        PlainArray.append(owner, to: &list)
       }
     } else {
       let previous = slots[index].object

@@ -140,7 +140,8 @@ public struct Relationship<Value: RelationshipValue> {
     _modify {
       let index = Int(object[keyPath: storageKeyPath].index)
       if Value.isToMany {
-        var value = unsafeBitCast(object.readObjects(index), to: Value.self)
+        // Not a read for Observation: the mutation's edits tell observers what changed.
+        var value = unsafeBitCast(object.slots[index].objects, to: Value.self)
         let modification = ListModification.begin(index, of: object, lending: &value)
         // Also when the access ends by an error: the lent array is taken as it is, as a
         // stored array would be.
