@@ -14,8 +14,7 @@ enum ListEditRecord {
       switch edit {
       case .insert(_, let position): _ = PlainArray.remove(at: position, from: &list)
       case .remove(let object, let position): PlainArray.insert(object, at: position, into: &list)
-      case .move(let from, let to):
-        PlainArray.insert(PlainArray.remove(at: to, from: &list), at: from, into: &list)
+      case .move(let from, let to): list.moveElement(from: to, to: from)
       }
     }
   }

@@ -350,9 +350,7 @@ extension ManagedObject {
   /// `from`, then insert at `to`).
   final func moveRelated(from: Int, to: Int, in index: Int) {
     if from == to { return }
-    editToMany(index, .move(from: from, to: to)) {
-      PlainArray.insert(PlainArray.remove(at: from, from: &$0), at: to, into: &$0)
-    }
+    editToMany(index, .move(from: from, to: to)) { $0.moveElement(from: from, to: to) }
   }
 
   /// Applies an index edit to a to-many slot and records it.

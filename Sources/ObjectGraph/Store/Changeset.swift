@@ -143,7 +143,7 @@ extension Array where Element == ObjectID {
       switch edit {
       case .insert(let id, let index): insert(id, at: index)
       case .remove(let index): remove(at: index)
-      case .move(let from, let to): insert(remove(at: from), at: to)
+      case .move(let from, let to): moveElement(from: from, to: to)
       }
     }
   }

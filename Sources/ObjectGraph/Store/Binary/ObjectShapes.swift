@@ -640,7 +640,7 @@ struct ObjectShapes {
           counts.append((target, -1))
           inverse.append(.insert(target, at: index))
         case .move(let from, let to):
-          targets.insert(targets.remove(at: from), at: to)
+          targets.moveElement(from: from, to: to)
           inverse.append(.move(from: to, to: from))
         }
       }
