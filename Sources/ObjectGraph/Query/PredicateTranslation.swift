@@ -109,7 +109,8 @@ extension PredicateExpressions.Variable: TranslatableOperand {
 
 extension PredicateExpressions.KeyPath: TranslatableOperand {
   func operand(in scope: TranslationScope) -> TranslatedOperand? {
-    guard case .read(let read)? = scope.operand(root), let appended = read.appending(keyPath)
+    guard case .read(let read)? = scope.operand(root),
+      let appended = read.appending(keyPath) ?? read.appendingAggregate(keyPath)
     else { return nil }
     return .read(appended)
   }

@@ -105,19 +105,28 @@ struct StoredRead {
       case .toMany(let index, _):
         return StoredRead(hops: hops, target: .objects(index), model: destination)
       }
-    case .objects(let property):
-      guard let destination = objectModel else { return nil }
-      let arrayKeyPaths = arrayKeyPaths(destination.type)
-      if keyPath == arrayKeyPaths.count {
-        return StoredRead(hops: hops, target: .count(property), model: model)
-      }
-      if keyPath == arrayKeyPaths.isEmpty {
-        return StoredRead(hops: hops, target: .isEmpty(property), model: model)
-      }
-      return nil
-    case .attribute, .count, .isEmpty:
+    case .objects, .attribute, .count, .isEmpty:
       return nil
     }
+  }
+
+  /// The read of `count` or `isEmpty` on a to-many read's objects, if `keyPath` reads one
+  /// of them: found by reading it on arrays of 0, 2 and 3 objects, since a key path written
+  /// in the app (`\[Box].count`) does not compare equal to one made here for any class.
+  func appendingAggregate<Objects, Value>(_ keyPath: KeyPath<Objects, Value>) -> StoredRead? {
+    guard coalesced == nil, case .objects(let property) = target,
+      let prototype = objectModel?.prototype,
+      let samples = [0, 2, 3].map({ Array(repeating: prototype, count: $0) as? Objects })
+        as? [Objects]
+    else { return nil }
+    let values = samples.map { $0[keyPath: keyPath] }
+    if let counts = values as? [Int], counts == [0, 2, 3] {
+      return StoredRead(hops: hops, target: .count(property), model: model)
+    }
+    if let flags = values as? [Bool], flags == [true, false, false] {
+      return StoredRead(hops: hops, target: .isEmpty(property), model: model)
+    }
+    return nil
   }
 
   /// The read followed by the object it yields: a read of `$0.parent` then one of the
@@ -232,12 +241,4 @@ struct StoredRead {
     guard case .objects(let property) = target else { return nil }
     return reached(from: object)?.slots[property].objects
   }
-}
-
-/// `\[Object].count` and `\[Object].isEmpty`, which a predicate reads on a to-many
-/// relationship to `Object`.
-private func arrayKeyPaths<Object: ManagedObject>(_: Object.Type) -> (
-  count: AnyKeyPath, isEmpty: AnyKeyPath
-) {
-  (\[Object].count, \[Object].isEmpty)
 }

@@ -15,14 +15,15 @@ import Foundation
 /// integers, `Double`, `Float`, `Date`, and their optionals) and it has no string comparator
 /// (`SortDescriptor(\.title)` compares with `<` on this platform; a `.localizedStandard` one
 /// does not translate). The order is `SortDescriptor`'s exactly: `<` of the values (ASCII
-/// strings by their bytes, others as `String` compares them), reversed for `.reverse`, nil
-/// before every value in either order, ties broken by the next descriptor and then by object
+/// strings by their bytes, others as `String` compares them), forward or reversed and nil
+/// first or last as the descriptor puts it, ties broken by the next descriptor and then by object
 /// identifier, as ``ObjectContext/fetch(_:)`` always has.
 struct TranslatedSort {
   private struct Column {
     let property: Int
     let kind: SortKeyKind
-    let isReversed: Bool
+    /// The descriptor's own comparison, asked how it orders two values and where it puts nil.
+    let compare: (ManagedObject, ManagedObject) -> ComparisonResult
   }
 
   private let columns: [Column]
@@ -43,7 +44,9 @@ struct TranslatedSort {
       case .bool, .data, .uuid, .url, .codable: return nil
       }
       columns.append(
-        Column(property: property, kind: kind, isReversed: descriptor.order == .reverse))
+        Column(property: property, kind: kind) {
+          descriptor.compare(unsafeDowncast($0, to: T.self), unsafeDowncast($1, to: T.self))
+        })
     }
     self.columns = columns
   }
@@ -64,16 +67,26 @@ struct TranslatedSort {
       guard let columnKeys = SortKeys(column.property, column.kind, of: objects) else { return nil }
       keys.append(columnKeys)
     }
+    // The direction and the place of nil are the descriptor's comparator's, asked of two
+    // objects: on this platform a descriptor's `order`, set after it is made, does not always
+    // say how it compares (an optional key keeps the order it was made with).
+    var reversed: [Bool] = []
+    var nilsFirst: [Bool] = []
+    for (column, columnKeys) in zip(columns, keys) {
+      guard let (isReversed, nilFirst) = columnKeys.direction(of: column.compare, on: objects)
+      else { return nil }
+      reversed.append(isReversed)
+      nilsFirst.append(nilFirst)
+    }
     let ids = objects.map { $0.storedObjectID?.rawValue ?? 0 }
-    let reversed = columns.map(\.isReversed)
     let less: (Int32, Int32) -> Bool = { left, right in
       let (left, right) = (Int(left), Int(right))
       for column in 0..<keys.count {
         switch keys[column].order(left, right) {
         case .less: return !reversed[column]
         case .greater: return reversed[column]
-        case .nilFirst: return true
-        case .nilLast: return false
+        case .nilFirst: return nilsFirst[column]
+        case .nilLast: return !nilsFirst[column]
         case .same: continue
         }
       }
@@ -161,6 +174,71 @@ private enum SortKeys {
         if values[index].isNaN { return nil }
       }
       self = .doubles(values, nils: nils)
+    }
+  }
+
+  /// Whether `compare` orders these keys' values descending, and whether it puts nil first,
+  /// from the objects' first two different values and their first nil; nil when `compare`
+  /// contradicts the keys' order (then it is not a plain `<`).
+  func direction(
+    of compare: (ManagedObject, ManagedObject) -> ComparisonResult, on objects: [ManagedObject]
+  ) -> (isReversed: Bool, nilFirst: Bool)? {
+    var isReversed = false
+    var nilFirst = true
+    var firstValue: Int?
+    var firstNil: Int?
+    var sawDifferentValues = false
+    let hasNils = hasNils
+    for index in objects.indices {
+      if isNilKey(index) {
+        if firstNil == nil {
+          firstNil = index
+          if let firstValue {
+            guard let nilIsFirst = Self.isAscending(compare(objects[index], objects[firstValue]))
+            else { return nil }
+            nilFirst = nilIsFirst
+          }
+        }
+      } else if let first = firstValue {
+        if !sawDifferentValues, order(first, index) != .same {
+          sawDifferentValues = true
+          guard let ascending = Self.isAscending(compare(objects[first], objects[index])) else {
+            return nil
+          }
+          isReversed = ascending != (order(first, index) == .less)
+        }
+      } else {
+        firstValue = index
+        if let firstNil {
+          guard let nilIsFirst = Self.isAscending(compare(objects[firstNil], objects[index]))
+          else { return nil }
+          nilFirst = nilIsFirst
+        }
+      }
+      if sawDifferentValues && (firstNil != nil || !hasNils) { break }
+    }
+    return (isReversed, nilFirst)
+  }
+
+  private static func isAscending(_ result: ComparisonResult) -> Bool? {
+    switch result {
+    case .orderedAscending: true
+    case .orderedDescending: false
+    case .orderedSame: nil
+    }
+  }
+
+  private var hasNils: Bool {
+    switch self {
+    case .strings(let keys): keys.contains { if case .none = $0 { true } else { false } }
+    case .signed(_, let nils), .unsigned(_, let nils), .doubles(_, let nils): nils != nil
+    }
+  }
+
+  private func isNilKey(_ index: Int) -> Bool {
+    switch self {
+    case .strings(let keys): if case .none = keys[index] { true } else { false }
+    case .signed(_, let nils), .unsigned(_, let nils), .doubles(_, let nils): nils?[index] ?? false
     }
   }
 
