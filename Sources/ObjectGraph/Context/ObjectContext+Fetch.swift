@@ -82,10 +82,13 @@ extension ObjectContext {
       indexed.objects.forEach(body)
       return
     }
-    let candidates = indexed?.objects ?? table.objects
     let test = TranslatedPredicate(predicate, model: table.model).test
     do {
-      for object in candidates where try test(object) { body(object) }
+      if let candidates = indexed?.objects {
+        for object in candidates where try test(object) { body(object) }
+      } else {
+        try table.forEachObject { object in if try test(object) { body(object) } }
+      }
     } catch {
       throw ObjectGraphError(
         .invalidFetch, "the predicate on \(table.model.name) cannot be evaluated",

@@ -250,7 +250,17 @@ private func stringTest(
   return { object in
     guard let reached = read.reached(from: object) else { return false }
     switch reached.slots[property] {
-    case .value(.string(let value)):
+    case .value(.string(var value)):
+      if byBytes,
+        let answer = value.withUTF8({ utf8 -> Bool? in
+          guard let start = utf8.baseAddress, isASCII(start, utf8.count) else {
+            return utf8.isEmpty ? bytes(target.start, 0, target) : nil
+          }
+          return bytes(start, utf8.count, target)
+        })
+      {
+        return answer
+      }
       return strings(value, constant)
     case .deferred(.storedString(let stored)):
       let (start, count) = stored.bytes
