@@ -8,7 +8,8 @@ enum Cases {
   static func all(roots: Int) -> [MicroBenchmark] {
     let groups: [[MicroBenchmark]] = [
       identity(), objects(roots: roots), attributes(roots: roots),
-      relationships(roots: roots), lists(), fetches(roots: roots), persistence(roots: roots),
+      relationships(roots: roots), lists(), fetches(roots: roots), queries(),
+      persistence(roots: roots),
       notifications(),
     ]
     return groups.flatMap { $0 }

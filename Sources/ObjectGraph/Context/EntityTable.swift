@@ -67,6 +67,12 @@ final class EntityTable {
   /// The live objects, in no particular order.
   var objects: [ManagedObject] { members.map { $0.takeUnretainedValue() } }
 
+  /// Calls `body` with each live object, borrowed (no retain), in no particular order;
+  /// `body` must not add objects to the table or remove any.
+  func forEachObject(_ body: (ManagedObject) throws -> Void) rethrows {
+    for member in members { try member._withUnsafeGuaranteedRef(body) }
+  }
+
   func contains(_ object: ManagedObject) -> Bool {
     let position = object.tableIndex
     return position >= 0 && position < members.count

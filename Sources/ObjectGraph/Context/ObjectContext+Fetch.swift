@@ -12,55 +12,88 @@ extension ObjectContext {
   public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
     processPendingChanges()
     let table = try self.table(for: T.self)
-    // Matching and sorting by identifier run on `[ManagedObject]`: this function is not
-    // specialized for `T` (it is called from the app's module), and generic arrays of `T`
-    // would look up type metadata at run time. An array of a class type has the layout of
-    // `[ManagedObject]`, and every element is a `T`.
-    var results = unsafeBitCast(
-      try matches(of: descriptor.predicate, in: table), to: [T].self)
-    try sort(&results, by: descriptor.sortBy)
-    let offset = min(max(descriptor.fetchOffset ?? 0, 0), results.count)
-    let end = descriptor.fetchLimit.map { min(offset + max($0, 0), results.count) } ?? results.count
-    if offset > 0 || end < results.count { results = Array(results[offset..<end]) }
-    return results
+    // Matching and sorting run on `[ManagedObject]`: this function is not specialized for
+    // `T` (it is called from the app's module), and generic arrays of `T` would look up type
+    // metadata at run time. An array of a class type has the layout of `[ManagedObject]`,
+    // and every element is a `T`.
+    let matched = try matches(of: descriptor.predicate, in: table)
+    let offset = max(descriptor.fetchOffset ?? 0, 0)
+    let limit = descriptor.fetchLimit.map { max($0, 0) }
+    if !descriptor.sortBy.isEmpty {
+      if let sort = TranslatedSort(descriptor.sortBy, model: table.model),
+        let sorted = sort.sorted(matched, offset: offset, limit: limit)
+      {
+        return unsafeBitCast(sorted, to: [T].self)
+      }
+      var results = unsafeBitCast(matched, to: [T].self)
+      sort(&results, by: descriptor.sortBy)
+      return Self.page(of: results, offset: offset, limit: limit)
+    }
+    return unsafeBitCast(
+      Self.page(of: sortedByID(matched), offset: offset, limit: limit), to: [T].self)
+  }
+
+  /// The results from `offset` on, at most `limit` of them.
+  private static func page<Element>(of results: [Element], offset: Int, limit: Int?) -> [Element] {
+    let start = min(offset, results.count)
+    let end = limit.map { min(start + $0, results.count) } ?? results.count
+    return start == 0 && end == results.count ? results : Array(results[start..<end])
   }
 
   /// The number of objects of a model class that match a descriptor's predicate (its sort
   /// descriptors are ignored; limit and offset apply).
   ///
   /// - Throws: As ``fetch(_:)``.
+  /// - Complexity: O(*m*) in the candidates (see ``fetch(_:)``), with no array of the
+  ///   matching objects made.
   public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
     let table = try self.table(for: T.self)
-    var count =
-      descriptor.predicate == nil
-      ? table.count : try matches(of: descriptor.predicate, in: table).count
+    var count: Int
+    if let predicate = descriptor.predicate {
+      count = 0
+      try forEachMatch(of: predicate, in: table) { _ in count += 1 }
+    } else {
+      count = table.count
+    }
     count -= min(max(descriptor.fetchOffset ?? 0, 0), count)
     if let limit = descriptor.fetchLimit { count = min(count, max(limit, 0)) }
     return count
   }
 
-  /// The live objects of a table that satisfy a predicate, in identifier order.
+  /// The live objects of a table that satisfy a predicate, in no particular order.
   private func matches<T: ManagedObject>(of predicate: Predicate<T>?, in table: EntityTable)
     throws -> [ManagedObject]
   {
+    guard let predicate else { return table.objects }
+    var results: [ManagedObject] = []
+    try forEachMatch(of: predicate, in: table) { results.append($0) }
+    return results
+  }
+
+  /// Calls `body` with each live object of a table that satisfies a predicate, in no
+  /// particular order: the objects of an index bucket when an index answers the predicate,
+  /// otherwise the candidates that its translation (see ``TranslatedPredicate``) accepts.
+  private func forEachMatch<T: ManagedObject>(
+    of predicate: Predicate<T>, in table: EntityTable, _ body: (ManagedObject) -> Void
+  ) throws {
     let indexed = indexedCandidates(for: predicate, in: table)
     // An index that answers the whole predicate leaves nothing to evaluate.
-    if let indexed, indexed.areExact { return sortedByID(indexed.objects) }
-    let candidates = indexed?.objects ?? table.objects
-    guard let predicate else { return sortedByID(candidates) }
-    var results: [ManagedObject] = []
-    results.reserveCapacity(candidates.count)
-    for object in candidates {
-      do {
-        guard try predicate.evaluate(unsafeDowncast(object, to: T.self)) else { continue }
-      } catch {
-        throw ObjectGraphError(
-          .invalidFetch, "the predicate on \(table.model.name) cannot be evaluated",
-          entity: table.model.name, underlying: error)
-      }
-      results.append(object)
+    if let indexed, indexed.areExact {
+      indexed.objects.forEach(body)
+      return
     }
-    return sortedByID(results)
+    let test = TranslatedPredicate(predicate, model: table.model).test
+    do {
+      if let candidates = indexed?.objects {
+        for object in candidates where try test(object) { body(object) }
+      } else {
+        try table.forEachObject { object in if try test(object) { body(object) } }
+      }
+    } catch {
+      throw ObjectGraphError(
+        .invalidFetch, "the predicate on \(table.model.name) cannot be evaluated",
+        entity: table.model.name, underlying: error)
+    }
   }
 
   /// The smallest index bucket that a predicate's equalities select, or nil when no index
@@ -138,9 +171,9 @@ extension ObjectContext {
     return current
   }
 
-  private func sort<T: ManagedObject>(_ results: inout [T], by descriptors: [SortDescriptor<T>])
-    throws
-  {
+  /// Sorts with Foundation's comparisons, for descriptors that ``TranslatedSort`` does not
+  /// translate.
+  private func sort<T: ManagedObject>(_ results: inout [T], by descriptors: [SortDescriptor<T>]) {
     guard !descriptors.isEmpty else { return }
     results.sort { lhs, rhs in
       for descriptor in descriptors {
@@ -150,7 +183,7 @@ extension ObjectContext {
         case .orderedSame: continue
         }
       }
-      return lhs.storedObjectID!.rawValue < rhs.storedObjectID!.rawValue
+      return (lhs.storedObjectID?.rawValue ?? 0) < (rhs.storedObjectID?.rawValue ?? 0)
     }
   }
 }
