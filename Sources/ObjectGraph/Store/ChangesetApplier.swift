@@ -141,11 +141,11 @@ public struct ChangesetApplier: Sendable {
   private static func edited(_ value: consuming PersistentValue, _ edits: [ListEdit])
     -> PersistentValue
   {
-    guard case .references(var ids) = value else {
+    guard case .references(let ids) = value else {
       return .references(Self.applying(edits, to: []))
     }
     value = .null  // lets go of the array: `ids` is then its only holder
-    return .references(Self.applying(edits, to: ids))
+    return .references(Self.applying(edits, to: consume ids))
   }
 
   private static func applying(_ edits: [ListEdit], to ids: consuming [ObjectID]) -> [ObjectID] {
