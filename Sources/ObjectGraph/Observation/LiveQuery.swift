@@ -27,9 +27,14 @@ protocol LiveQueryMaintenance: AnyObject {
 /// `Observable`: SwiftUI views that read ``results`` refresh at each delivery that changes
 /// them.
 ///
-/// The predicate and sort are re-evaluated for objects of the query's own class that change;
-/// a predicate that reads a related object's property (`$0.parent?.title == "Inbox"`) is not
-/// re-evaluated when only the related object changes.
+/// The predicate and sort see through to-one relationships: a query whose predicate reads a
+/// related object's property (`$0.parent?.title == "Inbox"`, `$0.parent?.parent == nil`) or
+/// whose sort does (`SortDescriptor(\.parent?.created)`) also watches the objects of the
+/// related entities, and when one is about to change, the objects that reach it through those
+/// relationships are taken out and evaluated again, as if they had changed themselves: O(*r*)
+/// for the *r* objects that refer to it (found through the relationship's inverse). A part of
+/// a predicate evaluated by Foundation rather than translated (see ``ObjectContext/fetch(_:)``)
+/// and a sort's relationships beyond the first are not watched.
 public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable {
   /// The results at the last delivery, in order, within the descriptor's offset and limit.
   public var results: [T] {
@@ -43,6 +48,15 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
 
   private let context: ObjectContext
   private let descriptor: FetchDescriptor<T>
+  /// The predicate, translated once (nil for none).
+  private let test: ObjectTest?
+  /// The model of the query's entity.
+  private let model: EntityModel
+  /// The to-one relationships the predicate and sort read through, each a path from a
+  /// result (`[parent]` for `$0.parent?.title`): a change of an object a path reaches is a
+  /// change of the results that reach it.
+  private let hopPaths: [[Int]]
+  private var registrationIDs: [Int] = []
   /// Every matching object, in order, as at the last delivery. Changed only while
   /// refreshing, so between deliveries it is sorted and shared with ``delivered``.
   private var sorted: [ManagedObject]
@@ -53,7 +67,6 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
   private var touched: [ObjectIdentifier: (object: ManagedObject, oldIndex: Int?)] = [:]
   private var handlers: [(id: Int, handler: (ListChange) -> Void)] = []
   private var nextHandlerID = 0
-  private var registrationID = 0
   private let registrar = ObservationRegistrar()
 
   private var isWindowed: Bool {
@@ -63,6 +76,13 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
   init(context: ObjectContext, descriptor: FetchDescriptor<T>) throws {
     self.context = context
     self.descriptor = descriptor
+    let model = try context.table(for: T.self).model
+    self.model = model
+    let translated = descriptor.predicate.map { TranslatedPredicate($0, model: model) }
+    test = translated?.test
+    hopPaths = Array(
+      (translated?.hopPaths ?? []).union(Self.sortHops(of: descriptor.sortBy, in: model))
+    ).sorted { $0.lexicographicallyPrecedes($1) }
     var unlimited = descriptor
     unlimited.fetchLimit = nil
     unlimited.fetchOffset = nil
@@ -70,11 +90,42 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
     members = Set(sorted.lazy.map(ObjectIdentifier.init))
     delivered = []
     delivered = window(of: sorted)
-    registrationID = context.register(self, for: try context.table(for: T.self).model)
+    registrationIDs = watchedModels().map { context.register(self, for: $0) }
   }
 
   deinit {
-    context.removeObserver(registrationID)
+    for id in registrationIDs { context.removeObserver(id) }
+  }
+
+  /// The models whose objects' changes concern the query: its own, and those its paths reach.
+  private func watchedModels() -> [EntityModel] {
+    var models = [model]
+    for path in hopPaths {
+      var reached = model
+      for hop in path {
+        guard let destination = reached.relationship(hop)?.destination else { break }
+        reached = destination
+        if !models.contains(where: { $0 === reached }) { models.append(reached) }
+      }
+    }
+    return models
+  }
+
+  /// The to-one relationships the sort descriptors read through: one a descriptor reads a
+  /// property of (`\.parent?.created`), found by probing its key path.
+  private static func sortHops(of descriptors: [SortDescriptor<T>], in model: EntityModel)
+    -> Set<[Int]>
+  {
+    var hops = Set<[Int]>()
+    for descriptor in descriptors {
+      guard let keyPath = descriptor.keyPath, let index = model.propertyIndex(for: keyPath),
+        let relationship = model.relationship(index), !relationship.isToMany
+      else { continue }
+      // The relationship itself (sorted by the related object?) reads nothing of it.
+      if case .toOne? = model.resolvedProperty(for: keyPath) { continue }
+      hops.insert([index])
+    }
+    return hops
   }
 
   /// Calls `handler` after every delivery that changes the results.
@@ -90,9 +141,55 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
   // MARK: Maintenance
 
   func willTouch(_ object: ManagedObject) {
+    if object.model === model { touch(object) }
+    guard !hopPaths.isEmpty else { return }
+    // The results that reach `object` through a path read it: touched as if they changed.
+    for path in hopPaths {
+      var reached = model
+      for (depth, hop) in path.enumerated() {
+        guard let destination = reached.relationship(hop)?.destination else { break }
+        reached = destination
+        if destination === object.model {
+          for referrer in referrers(of: [object], through: path[...depth]) { touch(referrer) }
+        }
+      }
+    }
+  }
+
+  /// Takes `object`, of the query's entity, out of the results until the next delivery.
+  private func touch(_ object: ManagedObject) {
     let id = ObjectIdentifier(object)
     guard touched[id] == nil else { return }
     touched[id] = (object, members.contains(id) ? position(of: object, in: sorted) : nil)
+  }
+
+  /// The objects that reach one of `targets` by following `path` (to-one relationships, the
+  /// first from the query's entity): through each relationship's inverse, or the context's
+  /// index of it, or (for neither) a scan of the entity's objects.
+  private func referrers(of targets: [ManagedObject], through path: ArraySlice<Int>)
+    -> [ManagedObject]
+  {
+    guard let hop = path.last else { return targets }
+    let owners = pathModel(path.dropLast())
+    guard let relationship = owners.relationship(hop) else { return [] }
+    var found: [ManagedObject] = []
+    for target in targets {
+      if let inverse = relationship.inverse {
+        found += target.slots[inverse].objects.filter { $0.slots[hop].object === target }
+      } else if let related = context.table(for: owners).objects(relatedTo: target, through: hop) {
+        found += related
+      } else {
+        found += context.table(for: owners).objects.filter { $0.slots[hop].object === target }
+      }
+    }
+    return referrers(of: found, through: path.dropLast())
+  }
+
+  /// The model reached from the query's entity by following `path`.
+  private func pathModel(_ path: ArraySlice<Int>) -> EntityModel {
+    var reached = model
+    for hop in path { reached = reached.relationship(hop)?.destination ?? reached }
+    return reached
   }
 
   func refresh(_ pending: DeliveredChanges) {
@@ -186,8 +283,8 @@ public final class LiveQuery<T: ManagedObject>: LiveQueryMaintenance, Observable
     guard object.isTracked(by: context), object.lifecycle != .deleted,
       type(of: object) == T.self
     else { return false }
-    guard let predicate = descriptor.predicate else { return true }
-    return (try? predicate.evaluate(unsafeDowncast(object, to: T.self))) ?? false
+    guard let test else { return true }
+    return (try? test(object)) ?? false
   }
 
   private func precedes(_ lhs: ManagedObject, _ rhs: ManagedObject) -> Bool {

@@ -26,6 +26,10 @@ struct TranslatedPredicate {
   let test: ObjectTest
   /// The number of subexpressions left to Foundation (0 when all is translated).
   let fallbackCount: Int
+  /// The to-one relationships the translated parts read through, each path from the tested
+  /// object (`$0.parent?.title` reads through `[parent]`): a live query watches the objects
+  /// they reach (see ``LiveQuery``).
+  let hopPaths: Set<[Int]>
 
   init<T: ManagedObject>(_ predicate: Predicate<T>, model: EntityModel) {
     let variable = predicate.variable
@@ -37,12 +41,14 @@ struct TranslatedPredicate {
       report: report)
     test = scope.test(for: predicate.expression)!
     fallbackCount = report.fallbacks
+    hopPaths = report.hopPaths
   }
 }
 
-/// Counts what a translation left to Foundation.
+/// Counts what a translation left to Foundation, and notes what it reads through relationships.
 final class TranslationReport {
   var fallbacks = 0
+  var hopPaths: Set<[Int]> = []
 }
 
 /// What a translation knows where it is in the tree.
@@ -76,7 +82,13 @@ struct TranslationScope {
 
   /// What an operand expression is, if translated.
   func operand(_ expression: some PredicateExpression) -> TranslatedOperand? {
-    (expression as? any TranslatableOperand)?.operand(in: self)
+    let operand = (expression as? any TranslatableOperand)?.operand(in: self)
+    // A read from the tested object (not from a closure's variable) through to-one
+    // relationships: each object it reaches on the way is read too.
+    if bindings != nil, case .read(let read)? = operand, !read.hops.isEmpty {
+      report.hopPaths.insert(read.hops)
+    }
+    return operand
   }
 }
 
