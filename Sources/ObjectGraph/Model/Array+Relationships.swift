@@ -20,57 +20,59 @@ import Foundation
 /// box.children.sort { $0.title < $1.title }  // any other change: compared as a whole
 /// ```
 extension Array where Element: ManagedObject {
+  // Inlinable, so that an array that is not lent costs what `Array`'s own method costs,
+  // specialized in the caller's module, besides one call that finds it is not lent.
+
   /// Appends an object (on a relationship: unless it is already there).
   ///
   /// - Complexity: O(1) amortized.
+  @inlinable
   public mutating func append(_ newElement: Element) {
     guard let modification = ListModification.lending(&self) else {
       return PlainArray.append(newElement, to: &self)
     }
-    modification.edit(&self) { owner, index in owner.appendRelated(newElement, to: index) }
+    modification.append(newElement, to: &self)
   }
 
   /// Appends the objects of a sequence, in order (on a relationship: but those already
   /// there).
   ///
   /// - Complexity: O(*m*) for *m* objects appended.
+  @inlinable
   public mutating func append<S: Sequence>(contentsOf newElements: S)
   where S.Element == Element {
     guard let modification = ListModification.lending(&self) else {
       return PlainArray.append(contentsOf: newElements, to: &self)
     }
-    modification.edit(&self) { owner, index in
-      for element in newElements { owner.appendRelated(element, to: index) }
-    }
+    modification.append(Array(newElements), to: &self)
   }
 
   /// Inserts an object at a position (on a relationship: an object already there moves
   /// to `i` if it stood at or after it, and stays if it stood before).
   ///
   /// - Complexity: O(*n*) for the array's shift; O(1) bookkeeping.
+  @inlinable
   public mutating func insert(_ newElement: Element, at i: Int) {
     guard let modification = ListModification.lending(&self) else {
       return PlainArray.insert(newElement, at: i, into: &self)
     }
-    modification.edit(&self) { owner, index in
-      owner.insertRelatedKeepingFirst(newElement, at: i, into: index)
-    }
+    modification.insert(newElement, at: i, into: &self)
   }
 
   /// Removes and returns the object at a position.
   ///
   /// - Complexity: O(*n*) for the array's shift; O(1) bookkeeping.
+  @inlinable
   @discardableResult
   public mutating func remove(at i: Int) -> Element {
     guard let modification = ListModification.lending(&self) else {
       return PlainArray.remove(at: i, from: &self)
     }
-    return modification.edit(&self) { owner, index in
-      unsafeDowncast(owner.removeRelated(at: i, from: index), to: Element.self)
-    }
+    return unsafeDowncast(modification.remove(at: i, from: &self), to: Element.self)
   }
 
   /// Removes and returns the first object.
+  @inlinable
   @discardableResult
   public mutating func removeFirst() -> Element {
     precondition(!isEmpty, "Can't remove first element from an empty collection")
@@ -80,6 +82,7 @@ extension Array where Element: ManagedObject {
   /// Removes and returns the last object.
   ///
   /// - Complexity: O(1).
+  @inlinable
   @discardableResult
   public mutating func removeLast() -> Element {
     precondition(!isEmpty, "Can't remove last element from an empty collection")
@@ -89,6 +92,7 @@ extension Array where Element: ManagedObject {
   /// Removes every object that satisfies a predicate, keeping the others in order.
   ///
   /// - Complexity: O(*n*) in one pass; O(1) bookkeeping a removed object.
+  @inlinable
   public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
     guard let modification = ListModification.lending(&self) else {
       return try PlainArray.removeAll(from: &self, where: shouldBeRemoved)
@@ -97,32 +101,29 @@ extension Array where Element: ManagedObject {
     for (position, element) in enumerated() where try shouldBeRemoved(element) {
       positions.append(position)
     }
-    modification.edit(&self) { owner, index in
-      owner.removeRelated(atOffsets: positions, from: index)
-    }
+    modification.remove(atOffsets: positions, from: &self)
   }
 
   /// Exchanges the objects at two positions (on a relationship: two moves).
   ///
   /// - Complexity: O(*n*) for the array's shifts; O(1) bookkeeping.
+  @inlinable
   public mutating func swapAt(_ i: Int, _ j: Int) {
     guard let modification = ListModification.lending(&self) else {
       return PlainArray.swapAt(i, j, in: &self)
     }
-    modification.edit(&self) { owner, index in owner.swapRelated(i, j, in: index) }
+    modification.swapAt(i, j, in: &self)
   }
 
   /// The object at a position; set on a relationship, a remove and an insert (an object
   /// already in the list keeps its first position).
   public subscript(position: Int) -> Element {
     @inlinable get { PlainArray.element(at: position, of: self) }
-    set {
+    @inlinable set {
       guard let modification = ListModification.lending(&self) else {
         return PlainArray.set(newValue, at: position, in: &self)
       }
-      modification.edit(&self) { owner, index in
-        owner.replaceRelated(at: position, with: newValue, in: index)
-      }
+      modification.replace(at: position, with: newValue, in: &self)
     }
   }
 
@@ -133,17 +134,15 @@ extension Array where Element: ManagedObject {
   /// of one element is one move for the store.
   ///
   /// - Complexity: O(*n*); O(1) bookkeeping for one element.
+  @inlinable
   public mutating func move(fromOffsets offsets: IndexSet, toOffset destination: Int) {
     if let modification = ListModification.lending(&self) {
-      return modification.edit(&self) { owner, index in
-        RelatedObjects<[ManagedObject]>(owner: owner, index: index)
-          .move(fromOffsets: offsets, toOffset: destination)
-      }
+      return modification.move(fromOffsets: offsets, toOffset: destination, in: &self)
     }
     let moving = offsets.map { self[$0] }
     let before = offsets.count(in: 0..<destination)
-    for offset in offsets.reversed() { remove(at: offset) }
-    insert(contentsOf: moving, at: destination - before)
+    for offset in offsets.reversed() { PlainArray.remove(at: offset, from: &self) }
+    PlainArray.insert(contentsOf: moving, at: destination - before, into: &self)
   }
 }
 
@@ -151,35 +150,42 @@ extension Array where Element: ManagedObject {
 /// candidates (an unconstrained element type), for arrays that are not lent.
 @usableFromInline
 enum PlainArray {
-  @inline(__always)
+  @inlinable @inline(__always)
   static func append<Element>(_ element: Element, to array: inout [Element]) {
     array.append(element)
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   static func append<Element, S: Sequence>(contentsOf elements: S, to array: inout [Element])
   where S.Element == Element {
     array.append(contentsOf: elements)
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   static func insert<Element>(_ element: Element, at i: Int, into array: inout [Element]) {
     array.insert(element, at: i)
   }
 
-  @inline(__always)
+  @inlinable @inline(__always) @discardableResult
   static func remove<Element>(at i: Int, from array: inout [Element]) -> Element {
     array.remove(at: i)
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   static func removeAll<Element>(
     from array: inout [Element], where shouldBeRemoved: (Element) throws -> Bool
   ) rethrows {
     try array.removeAll(where: shouldBeRemoved)
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
+  static func insert<Element, C: Collection>(
+    contentsOf elements: C, at i: Int, into array: inout [Element]
+  ) where C.Element == Element {
+    array.insert(contentsOf: elements, at: i)
+  }
+
+  @inlinable @inline(__always)
   static func swapAt<Element>(_ i: Int, _ j: Int, in array: inout [Element]) {
     array.swapAt(i, j)
   }
@@ -189,7 +195,7 @@ enum PlainArray {
     array[i]
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   static func set<Element>(_ element: Element, at i: Int, in array: inout [Element]) {
     array[i] = element
   }

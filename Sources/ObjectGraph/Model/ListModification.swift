@@ -99,11 +99,61 @@ final class ListModification {
     return nil
   }
 
+  // The edits of the array methods (`Array+Relationships.swift`), out of line.
+
+  @usableFromInline
+  func append<Element: ManagedObject>(_ object: Element, to list: inout [Element]) {
+    edit(&list) { owner, index in owner.appendRelated(object, to: index) }
+  }
+
+  @usableFromInline
+  func append<Element: ManagedObject>(_ objects: [Element], to list: inout [Element]) {
+    edit(&list) { owner, index in
+      for object in objects { owner.appendRelated(object, to: index) }
+    }
+  }
+
+  @usableFromInline
+  func insert<Element: ManagedObject>(_ object: Element, at i: Int, into list: inout [Element]) {
+    edit(&list) { owner, index in owner.insertRelatedKeepingFirst(object, at: i, into: index) }
+  }
+
+  @usableFromInline
+  func remove<Element: ManagedObject>(at i: Int, from list: inout [Element]) -> ManagedObject {
+    edit(&list) { owner, index in owner.removeRelated(at: i, from: index) }
+  }
+
+  @usableFromInline
+  func remove<Element: ManagedObject>(atOffsets positions: [Int], from list: inout [Element]) {
+    edit(&list) { owner, index in owner.removeRelated(atOffsets: positions, from: index) }
+  }
+
+  @usableFromInline
+  func swapAt<Element: ManagedObject>(_ i: Int, _ j: Int, in list: inout [Element]) {
+    edit(&list) { owner, index in owner.swapRelated(i, j, in: index) }
+  }
+
+  @usableFromInline
+  func replace<Element: ManagedObject>(
+    at position: Int, with object: Element, in list: inout [Element]
+  ) {
+    edit(&list) { owner, index in owner.replaceRelated(at: position, with: object, in: index) }
+  }
+
+  @usableFromInline
+  func move<Element: ManagedObject>(
+    fromOffsets offsets: IndexSet, toOffset destination: Int, in list: inout [Element]
+  ) {
+    edit(&list) { owner, index in
+      RelatedObjects<[ManagedObject]>(owner: owner, index: index)
+        .move(fromOffsets: offsets, toOffset: destination)
+    }
+  }
+
   /// Makes an edit of the relationship through `edit`, with the lent array `list` letting
   /// go of the storage meanwhile (so that the relationship's list is its only holder and
   /// changes in place), then lends the result again.
-  @usableFromInline
-  func edit<Element: ManagedObject, Result>(
+  private func edit<Element: ManagedObject, Result>(
     _ list: inout [Element], _ edit: (ManagedObject, Int) -> Result
   ) -> Result {
     list = []
