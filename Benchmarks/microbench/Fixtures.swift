@@ -88,10 +88,3 @@ final class BoxFixture {
 func blackHole<T>(_ value: T) {
   withExtendedLifetime(value) {}
 }
-
-/// Runs what is queued on the main dispatch queue, as an app's run loop does between events.
-/// The main context schedules its change delivery there, and the scheduled block holds the
-/// context: without a drain, a dropped container's context and objects are never freed.
-func drainMainQueue() {
-  _ = RunLoop.main.run(mode: .default, before: Date())
-}

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// One micro benchmark: a fixture, and an operation timed over many iterations.

@@ -1,11 +1,5 @@
+import BenchmarkSupport
 import Foundation
-
-/// A monotonic clock reading in seconds (`CLOCK_MONOTONIC`).
-func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
 
 /// Runs `body` and returns its result with the seconds it took.
 @inline(__always)
@@ -13,50 +7,4 @@ func timed<Result>(_ body: () throws -> Result) rethrows -> (Result, seconds: Do
   let start = monotonicSeconds()
   let result = try body()
   return (result, monotonicSeconds() - start)
-}
-
-/// The process's peak resident set in bytes (`ru_maxrss` is in KiB on Linux).
-func peakResidentBytes() -> Int {
-  var usage = rusage()
-  getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-  return Int(usage.ru_maxrss) * 1024
-}
-
-/// The total size of the files a store keeps at `path`: the file itself and any sibling
-/// named after it with a `-` or `.` suffix (journals, locks, side files).
-func storeFileBytes(atPath path: String) -> Int {
-  let url = URL(fileURLWithPath: path)
-  let directory = url.deletingLastPathComponent().path
-  let name = url.lastPathComponent
-  let siblings = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-  return siblings.filter { isStoreFile($0, of: name) }.reduce(0) { total, sibling in
-    let attributes = try? FileManager.default.attributesOfItem(atPath: directory + "/" + sibling)
-    return total + ((attributes?[.size] as? NSNumber)?.intValue ?? 0)
-  }
-}
-
-/// Removes a store's file and its siblings (see ``storeFileBytes(atPath:)``).
-func removeStoreFiles(atPath path: String) {
-  let url = URL(fileURLWithPath: path)
-  let directory = url.deletingLastPathComponent().path
-  let name = url.lastPathComponent
-  let siblings = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-  for sibling in siblings where isStoreFile(sibling, of: name) {
-    try? FileManager.default.removeItem(atPath: directory + "/" + sibling)
-  }
-}
-
-/// Whether a directory entry is a store's file `name` or one of its side files.
-private func isStoreFile(_ entry: String, of name: String) -> Bool {
-  entry == name || entry.hasPrefix(name + "-") || entry.hasPrefix(name + ".")
-}
-
-/// Runs what is queued on the main dispatch queue, as an app's run loop does between events.
-///
-/// The main context schedules its change delivery on the main queue, and that block holds
-/// the context: in a command-line tool whose main thread never returns to the queue, a
-/// dropped container's context and objects would stay in memory. Draining before dropping a
-/// container lets "drop everything" free them.
-func drainMainQueue() {
-  _ = RunLoop.main.run(mode: .default, before: Date())
 }

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// The measurements of one run, printed as the workload's JSON line.

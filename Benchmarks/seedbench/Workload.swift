@@ -238,13 +238,6 @@ final class SeedWorkload {
   }
 }
 
-/// Runs `body` and returns the seconds it took on the monotonic clock.
-func seconds(_ body: () throws -> Void) rethrows -> Double {
-  let start = monotonicSeconds()
-  try body()
-  return monotonicSeconds() - start
-}
-
 /// A way the workload found the framework's results wrong.
 enum WorkloadError: Error, CustomStringConvertible {
   /// A count differs from what the workload requires.

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 // seedbench: the reference workload of WORKLOAD.md on ObjectGraph. The last line printed is
