@@ -22,22 +22,26 @@ enum ListEditRecord {
   /// The single edit that turns `old` into `new`, if there is one.
   ///
   /// Finds the common prefix and suffix, then checks whether the differing middle is one
-  /// insertion, one removal or one element moved to the other end. This recognizes the
-  /// array operations users perform on a relationship property (`append`, `insert(_:at:)`,
-  /// `remove(at:)`, `move(fromOffsets:toOffset:)` of one row).
+  /// edit (``singleEdit(at:_:_:)``). This recognizes the array operations users perform on a
+  /// relationship property (`append`, `insert(_:at:)`, `remove(at:)`,
+  /// `move(fromOffsets:toOffset:)` of one row).
   ///
   /// - Complexity: O(*n*), comparing identities.
   static func singleEdit(from old: [ManagedObject], to new: [ManagedObject]) -> ListEditRecord?? {
-    var prefix = 0
-    let limit = min(old.count, new.count)
-    while prefix < limit, old[prefix] === new[prefix] { prefix += 1 }
-    if prefix == old.count, prefix == new.count { return .some(nil) }
-    var suffix = 0
-    while suffix < limit - prefix, old[old.count - 1 - suffix] === new[new.count - 1 - suffix] {
-      suffix += 1
-    }
-    let oldMiddle = old[prefix..<(old.count - suffix)]
-    let newMiddle = new[prefix..<(new.count - suffix)]
+    let (prefix, suffix) = commonEnds(old, new) { $0 === $1 }
+    return singleEdit(
+      at: prefix, old[prefix..<(old.count - suffix)], new[prefix..<(new.count - suffix)])
+  }
+
+  /// The single edit that turns the differing middle `oldMiddle` of a list, starting at
+  /// `prefix`, into `newMiddle`: none (`.some(nil)`) when both are empty, one insertion, one
+  /// removal, or one element moved to the other end; `nil` when it is more than one edit.
+  ///
+  /// - Complexity: O(*m*) in the middles.
+  static func singleEdit(
+    at prefix: Int, _ oldMiddle: ArraySlice<ManagedObject>, _ newMiddle: ArraySlice<ManagedObject>
+  ) -> ListEditRecord?? {
+    if oldMiddle.isEmpty, newMiddle.isEmpty { return .some(nil) }
     if oldMiddle.isEmpty, newMiddle.count == 1 {
       return .insert(newMiddle.first!, at: prefix)
     }

@@ -40,7 +40,7 @@ extension ManagedObject {
   final func setToMany(_ index: Int, to requested: [ManagedObject]) {
     let relationship = model.relationship(index)!
     let old = slots[index].objects
-    let (prefix, suffix) = Self.commonEnds(old, requested)
+    let (prefix, suffix) = commonEnds(old, requested) { $0 === $1 }
     let oldMiddle = old[prefix..<(old.count - suffix)]
     let newMiddle = requested[prefix..<(requested.count - suffix)]
     if oldMiddle.isEmpty && newMiddle.isEmpty { return }
@@ -60,24 +60,8 @@ extension ManagedObject {
         return replaceDeduplicating(index, relationship, old: old, requested: requested)
       }
     }
-    if oldMiddle.isEmpty, newMiddle.count == 1 {
-      return insertRelated(newMiddle.first!, at: prefix, into: index)
-    }
-    if newMiddle.isEmpty, oldMiddle.count == 1 {
-      removeRelated(at: prefix, from: index)
-      return
-    }
-    if oldMiddle.count == newMiddle.count, oldMiddle.count >= 2 {
-      if newMiddle.first! === oldMiddle.last!,
-        zip(oldMiddle.dropLast(), newMiddle.dropFirst()).allSatisfy({ $0 === $1 })
-      {
-        return moveRelated(from: prefix + oldMiddle.count - 1, to: prefix, in: index)
-      }
-      if newMiddle.last! === oldMiddle.first!,
-        zip(oldMiddle.dropFirst(), newMiddle.dropLast()).allSatisfy({ $0 === $1 })
-      {
-        return moveRelated(from: prefix, to: prefix + oldMiddle.count - 1, in: index)
-      }
+    if let edit = ListEditRecord.singleEdit(at: prefix, oldMiddle, newMiddle) {
+      return apply(edit, to: index)
     }
     if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
       for object in oldMiddle where !newIDs.contains(ObjectIdentifier(object)) {
@@ -102,23 +86,6 @@ extension ManagedObject {
     }
   }
 
-  /// The lengths of the longest common prefix and suffix of two lists, compared by identity
-  /// (not overlapping in the shorter).
-  private static func commonEnds(_ old: [ManagedObject], _ new: [ManagedObject]) -> (Int, Int) {
-    old.withUnsafeBufferPointer { old in
-      new.withUnsafeBufferPointer { new in
-        let limit = min(old.count, new.count)
-        var prefix = 0
-        while prefix < limit, old[prefix] === new[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < limit - prefix, old[old.count - 1 - suffix] === new[new.count - 1 - suffix] {
-          suffix += 1
-        }
-        return (prefix, suffix)
-      }
-    }
-  }
-
   /// ``setToMany(_:to:)`` for a list that repeats objects: deduplicated (each at its first
   /// position) over the whole list, then replaced.
   private final func replaceDeduplicating(
@@ -136,11 +103,17 @@ extension ManagedObject {
       replaceToMany(index, relationship, old: old, new: new, newIDs: seen)
       return
     }
+    apply(edit, to: index)
+  }
+
+  /// Makes the single edit an assignment of to-many relationship `index` comes to (none for
+  /// `nil`) through the relationship's index edits.
+  private final func apply(_ edit: ListEditRecord?, to index: Int) {
     switch edit {
-    case .none: return
-    case .some(.insert(let object, let position)): insertRelated(object, at: position, into: index)
-    case .some(.remove(_, let position)): removeRelated(at: position, from: index)
-    case .some(.move(let from, let to)): moveRelated(from: from, to: to, in: index)
+    case nil: return
+    case .insert(let object, let position)?: insertRelated(object, at: position, into: index)
+    case .remove(_, let position)?: removeRelated(at: position, from: index)
+    case .move(let from, let to)?: moveRelated(from: from, to: to, in: index)
     }
   }
 

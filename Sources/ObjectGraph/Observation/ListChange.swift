@@ -75,19 +75,7 @@ extension ListChange {
   static func between(
     _ old: inout [ObjectIdentifier], _ new: [ManagedObject], updated: IndexSet = []
   ) -> ListChange {
-    let limit = min(old.count, new.count)
-    var prefix = 0
-    var suffix = 0
-    old.withUnsafeBufferPointer { old in
-      new.withUnsafeBufferPointer { new in
-        while prefix < limit, old[prefix] == ObjectIdentifier(new[prefix]) { prefix += 1 }
-        while suffix < limit - prefix,
-          old[old.count - 1 - suffix] == ObjectIdentifier(new[new.count - 1 - suffix])
-        {
-          suffix += 1
-        }
-      }
-    }
+    let (prefix, suffix) = commonEnds(old, new) { $0 == ObjectIdentifier($1) }
     let middle = prefix..<(new.count - suffix)
     let oldMiddle = Array(old[prefix..<(old.count - suffix)])
     let newMiddle = new[middle].map(ObjectIdentifier.init)

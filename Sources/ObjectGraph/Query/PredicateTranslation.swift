@@ -327,26 +327,35 @@ extension PredicateExpressions.SequenceStartsWith: TranslatableTest {
 
 // MARK: To-many relationships
 
+/// The read of a to-many relationship `sequence` and the translated test of a closure over its
+/// objects (`$0.children.contains { $0.title == x }`), if both translate.
+private func objectsAndTest<Sequence: PredicateExpression, Test: PredicateExpression<Bool>>(
+  _ sequence: Sequence, _ variable: PredicateExpressions.VariableID, _ test: Test,
+  in scope: TranslationScope
+) -> (read: StoredRead, test: ObjectTest)? {
+  guard case .read(let read)? = scope.operand(sequence), case .objects = read.target,
+    let destination = read.objectModel,
+    let test = scope.nested(
+      variable, standingFor: StoredRead(target: .object(nil), model: destination)
+    ).test(for: test)
+  else { return nil }
+  return (read, test)
+}
+
 extension PredicateExpressions.SequenceContainsWhere: TranslatableTest {
   func test(in scope: TranslationScope) -> ObjectTest? {
-    guard case .read(let read)? = scope.operand(sequence), case .objects = read.target,
-      let destination = read.objectModel,
-      let test = scope.nested(
-        variable.key, standingFor: StoredRead(target: .object(nil), model: destination)
-      ).test(for: self.test)
-    else { return nil }
+    guard let (read, test) = objectsAndTest(sequence, variable.key, self.test, in: scope) else {
+      return nil
+    }
     return { object in try read.objects(of: object)?.contains(where: test) ?? false }
   }
 }
 
 extension PredicateExpressions.SequenceAllSatisfy: TranslatableTest {
   func test(in scope: TranslationScope) -> ObjectTest? {
-    guard case .read(let read)? = scope.operand(sequence), case .objects = read.target,
-      let destination = read.objectModel,
-      let test = scope.nested(
-        variable.key, standingFor: StoredRead(target: .object(nil), model: destination)
-      ).test(for: self.test)
-    else { return nil }
+    guard let (read, test) = objectsAndTest(sequence, variable.key, self.test, in: scope) else {
+      return nil
+    }
     return { object in try read.objects(of: object)?.allSatisfy(test) ?? true }
   }
 }
