@@ -11,72 +11,13 @@
 # file size, peak RSS and the machine's durable-write floor (limits.c).
 set -euo pipefail
 
-runs=5
-roots=100
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bench_dir="${SEEDBENCH_DIR:-$repo_root/../shared/bench}"
-
-usage() {
-  echo "usage: $0 [--runs N] [--roots R] [--bench-dir DIR]" >&2
-  exit 2
-}
-
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --runs) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || usage; runs="$2"; shift 2 ;;
-    --roots) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || usage; roots="$2"; shift 2 ;;
-    --bench-dir) [[ $# -ge 2 ]] || usage; bench_dir="$2"; shift 2 ;;
-    -h | --help) usage ;;
-    *) echo "compare-appbench.sh: unknown argument $1" >&2; usage ;;
-  esac
-done
-
-fail() {
-  echo "compare-appbench.sh: $*" >&2
-  exit 1
-}
-
-# --- Prerequisites -------------------------------------------------------------------------
-
-[[ -d "$bench_dir" ]] || fail "the shared bench folder is missing: expected $bench_dir
-  (sqlite_appbench.c and limits.c live there; pass --bench-dir DIR or set SEEDBENCH_DIR)"
-bench_dir="$(cd "$bench_dir" && pwd)"
-for file in sqlite_appbench.c limits.c; do
-  [[ -f "$bench_dir/$file" ]] || fail "$bench_dir/$file is missing"
-done
-command -v cc >/dev/null || fail "no C compiler (cc) found: apt-get install -y build-essential"
-command -v swift >/dev/null || fail "swift is not on PATH"
-command -v python3 >/dev/null || fail "python3 is needed for the summary"
-if ! echo '#include <sqlite3.h>' | cc -E - >/dev/null 2>&1; then
-  fail "libsqlite3-dev is missing (no sqlite3.h): apt-get install -y libsqlite3-dev"
-fi
-
-work="$(mktemp -d "${TMPDIR:-/tmp}/appbench-compare.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-
-# --- Build ---------------------------------------------------------------------------------
-
-echo "== building (SQLite baseline, limits, appbench release)"
-cc -O2 -o "$work/sqlite_appbench" "$bench_dir/sqlite_appbench.c" -lsqlite3 ||
-  fail "could not build the SQLite baseline (is libsqlite3-dev installed?)"
-cc -O2 -o "$work/limits" "$bench_dir/limits.c" || fail "could not build limits.c"
-(cd "$repo_root" && swift build -c release --product appbench >"$work/swift-build.log" 2>&1) ||
-  { cat "$work/swift-build.log" >&2; fail "swift build of appbench failed"; }
-appbench="$(cd "$repo_root" && swift build -c release --show-bin-path)/appbench"
+script=compare-appbench.sh
+source "$(dirname "${BASH_SOURCE[0]}")/compare-common.sh"
+parse_options "$@"
+prepare sqlite_appbench.c appbench
+appbench="$product_binary"
 
 # --- Run -----------------------------------------------------------------------------------
-
-# Runs a command and appends the last line of its standard output to a results file.
-run_one() {
-  local name="$1" results="$2"
-  shift 2
-  if ! "$@" >"$work/out" 2>"$work/err"; then
-    cat "$work/out" "$work/err" >&2
-    fail "$name failed"
-  fi
-  tail -n 1 "$work/out" >>"$results"
-  cat "$work/err" >>"$work/$name.stderr"
-}
 
 echo "== $runs alternating runs at --roots $roots (each full run, then its first screen)"
 for ((run = 1; run <= runs; run++)); do
