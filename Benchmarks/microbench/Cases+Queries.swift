@@ -30,6 +30,14 @@ extension Cases {
           let descriptor = FetchDescriptor<Box>(predicate: #Predicate { $0.title.contains("42") })
           return { _ in blackHole(try fixture.context.fetch(descriptor)) }
         },
+        MicroBenchmark("query of \(label): compound", iterations: iterations) {
+          let fixture = try BoxFixture(roots: roots)
+          let descriptor = FetchDescriptor<Box>(
+            predicate: #Predicate {
+              ($0.title.contains("7") && $0.created < end) || $0.parent == nil
+            })
+          return { _ in blackHole(try fixture.context.fetch(descriptor)) }
+        },
         MicroBenchmark("query of \(label): fetchCount of a date range", iterations: iterations) {
           let fixture = try BoxFixture(roots: roots)
           let descriptor = FetchDescriptor<Box>(

@@ -155,7 +155,25 @@ extension StoredString {
   /// Where the stored bytes are (valid while the storage lives: see the type's notes).
   @inline(__always)
   var bytes: (start: UnsafePointer<UInt8>, count: Int) {
-    (UnsafePointer((strings.bytes + Int(offset)).assumingMemoryBound(to: UInt8.self)), Int(count))
+    let base = strings._withUnsafeGuaranteedRef { $0.bytes }
+    return (UnsafePointer((base + Int(offset)).assumingMemoryBound(to: UInt8.self)), Int(count))
+  }
+}
+
+extension UnsafeMutablePointer<Slot> {
+  /// The stored string the slot defers, if it holds one, read without copying the slot.
+  @inline(__always)
+  var storedString: StoredString? {
+    guard case .deferred(.storedString(let stored)) = pointee else { return nil }
+    return stored
+  }
+
+  /// The identity of the object a to-one slot holds (nil for none, or for another kind of
+  /// slot), read without retaining the object.
+  @inline(__always)
+  var relatedIdentity: ObjectIdentifier? {
+    guard case .toOne(let object?) = pointee else { return nil }
+    return ObjectIdentifier(object)
   }
 }
 

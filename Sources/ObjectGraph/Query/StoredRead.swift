@@ -194,6 +194,13 @@ struct StoredRead {
       case let object as ManagedObject: target = object
       default: return nil
       }
+      if hops.isEmpty, let property {
+        // `$0.parent == nil`, on every object of a scan: read in place, retaining nothing.
+        let identity = target.map { ObjectIdentifier($0) }
+        return { object in
+          (object.slots + property).relatedIdentity == identity ? .equal : .unordered
+        }
+      }
       read = { object in
         var related = self.reached(from: object)
         if let property { related = related?.slots[property].object }

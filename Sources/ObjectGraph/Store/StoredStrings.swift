@@ -113,11 +113,22 @@ final class StoredStrings: @unchecked Sendable {
 /// `ObjectChanges`) stays with that object. Retaining the storage for each of the 200,000
 /// strings a load of 100,000 objects defers was two atomic operations a string.
 @usableFromInline
-struct StoredString: Sendable {
-  unowned(unsafe) let strings: StoredStrings
+struct StoredString: @unchecked Sendable {
+  /// The storage, unretained: reading it through `_withUnsafeGuaranteedRef` retains nothing,
+  /// where an `unowned(unsafe)` reference is retained and released around each read (two
+  /// atomic operations per string a scan reads).
+  let strings: Unmanaged<StoredStrings>
   let offset: UInt32
   let count: UInt32
 
+  init(strings: StoredStrings, offset: UInt32, count: UInt32) {
+    self.strings = Unmanaged.passUnretained(strings)
+    self.offset = offset
+    self.count = count
+  }
+
   /// The string, decoded now (each call decodes it again).
-  var value: String { strings.string(at: Int(offset), count: Int(count)) }
+  var value: String {
+    strings._withUnsafeGuaranteedRef { $0.string(at: Int(offset), count: Int(count)) }
+  }
 }
