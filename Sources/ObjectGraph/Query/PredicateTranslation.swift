@@ -244,8 +244,8 @@ extension PredicateExpressions.Value: TranslatableTest where Output == Bool {
 // MARK: Strings
 
 /// A string test that ``stringTest(_:_:in:)`` translates: how it answers on ASCII bytes, when
-/// the bytes may answer, and Foundation's own answer on strings. Static, so each translated
-/// test is specialized for its kind and calls nothing through a closure per object.
+/// the bytes may answer, and Foundation's own answer on strings. Static requirements: a
+/// test calls its kind's functions directly, with no closure context to retain per object.
 private protocol StringMatch {
   /// The answer for `count` ASCII bytes at `start` against ASCII `target`.
   static func bytes(_ start: UnsafePointer<UInt8>, _ count: Int, _ target: UTF8Bytes) -> Bool
