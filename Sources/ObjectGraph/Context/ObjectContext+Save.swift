@@ -96,11 +96,34 @@ extension ObjectContext {
         }
       }
     }
+    try checkRequiredValues()
     // When no unique index holds a value twice and no list has count bounds, no rule can
     // break: the changed objects need not even be listed.
     guard tables.contains(where: \.mayBreakRules) else { return }
     for objects in [sortedByID(inserted.objects), sortedByID(updated.objects)] {
       try validateRules(of: objects)
+    }
+  }
+
+  /// Checks that every inserted object holds a value in each non-optional attribute
+  /// declared without a default. Only inserted objects can lack one: a stored object has
+  /// every value, and a setter cannot store `nil` in a non-optional attribute.
+  ///
+  /// - Complexity: O(*i*) in the inserted objects, when some entity declares such an
+  ///   attribute; O(*e*) in the entities otherwise.
+  private func checkRequiredValues() throws {
+    guard tables.contains(where: { !$0.model.requiredIndices.isEmpty }) else { return }
+    for object in sortedByID(inserted.objects) where !object.isDeleted {
+      for index in object.model.requiredIndices {
+        guard case .value(.null) = object.slots[index] else { continue }
+        let name = object.model.properties[index].name
+        throw ObjectGraphError(
+          .missingValue,
+          "\(object.model.name) \(object.objectID.map { "\($0)" } ?? "(new)").\(name) was never "
+            + "set: it is declared without a default value, so set it (in the initializer, "
+            + "after super.init()) before saving", entity: object.model.name, property: name,
+          objectID: object.objectID)
+      }
     }
   }
 

@@ -62,6 +62,98 @@ public struct Attribute<Value> {
     index = Self.register(wrappedValue, EmptyCollection())
   }
 
+  /// Declares an attribute with a default value, options, and the name it had in an earlier
+  /// version of the model (SwiftData's `originalName:`), which the schema records.
+  @inlinable
+  public init(
+    wrappedValue: @autoclosure @escaping () -> Value, _ options: AttributeOption...,
+    originalName: String
+  ) {
+    index = Self.register(wrappedValue, options)
+    Self.noteOriginalName(originalName)
+  }
+
+  /// Declares an attribute without a default value, as SwiftData models do
+  /// (`@Attribute var title: String`), with no options.
+  ///
+  /// The app sets the value before the object is first saved, usually in its initializer
+  /// (after `super.init()`: see the README's "Porting from SwiftData"); a save that finds a
+  /// non-optional attribute never set fails with ``ObjectGraphError/Code/missingValue``
+  /// naming the object and the property, and reading it before it is set stops the program
+  /// with a message naming the type. An optional attribute starts as `nil`.
+  @inlinable
+  public init() {
+    index = Self.registerUnset(EmptyCollection())
+  }
+
+  /// Declares an attribute without a default value, with one option
+  /// (`@Attribute(.unique) var code: String`; see ``init()``).
+  @inlinable
+  public init(_ option: AttributeOption) {
+    index = Self.registerUnset(CollectionOfOne(option))
+  }
+
+  /// Declares an attribute without a default value, with options (see ``init()``).
+  @inlinable
+  public init(_ options: AttributeOption...) {
+    index = Self.registerUnset(options)
+  }
+
+  /// Declares an attribute without a default value, with options and the name it had in an
+  /// earlier version of the model (see ``init()`` and
+  /// ``init(wrappedValue:_:originalName:)``).
+  @inlinable
+  public init(_ options: AttributeOption..., originalName: String) {
+    index = Self.registerUnset(options)
+    Self.noteOriginalName(originalName)
+  }
+
+  /// Pushes the slot of an attribute declared without a default: `.null`, which a save
+  /// refuses for a non-optional attribute until the app sets a value.
+  @inlinable
+  static func registerUnset(_ options: some Collection<AttributeOption>) -> Int32 {
+    let frame = ModelBuildState.currentFrame()
+    switch frame.pointee.mode {
+    case .materialize:
+      return frame.pointee.nextPreparedIndex()  // the loader has filled the slots
+    case .create:
+      return frame.pointee.append(.value(.null))
+    case .describe:
+      return describeUnset(Array(options))
+    }
+  }
+
+  /// Records, while the class is described, the name the attribute described last had in
+  /// an earlier version of the model.
+  @inlinable
+  static func noteOriginalName(_ name: String) {
+    guard ModelBuildState.currentFrame().pointee.mode == .describe else { return }
+    ModelBuildState.current.noteOriginalName(name)
+  }
+
+  /// Pushes the prototype's slot of an attribute declared without a default.
+  @usableFromInline
+  static func describeUnset(_ options: [AttributeOption]) -> Int32 {
+    let codec = AttributeCodec.make(for: Value.self)
+    var blueprint = blueprint(options: options, codec: codec, hasDefault: false)
+    let placeholder = codec.flatMap { AttributeCodec.placeholder(for: Value.self, codec: $0) }
+    blueprint.lacksPlaceholder = codec != nil && placeholder == nil
+    ModelBuildState.current.blueprints.append(.attribute(blueprint))
+    return ModelBuildState.currentFrame().pointee.append(.value(placeholder ?? .null))
+  }
+
+  /// How the attribute was declared, for the schema.
+  static func blueprint(options: [AttributeOption], codec: AttributeCodec?, hasDefault: Bool)
+    -> AttributeBlueprint
+  {
+    AttributeBlueprint(
+      valueType: Value.self, options: options, codec: codec,
+      decodingProblem: codec?.type == .codable
+        ? AttributeCodec.decodingProblem(as: Value.self) : nil,
+      codableType: codec?.type == .codable ? AttributeCodec.shape(of: Value.self) : nil,
+      hasDefault: hasDefault)
+  }
+
   /// Pushes the attribute's slot for the object being initialized. Inlined into the model's
   /// module, so the default converts with the value's concrete type.
   @inlinable
@@ -91,12 +183,7 @@ public struct Attribute<Value> {
   {
     let codec = AttributeCodec.make(for: Value.self)
     ModelBuildState.current.blueprints.append(
-      .attribute(
-        AttributeBlueprint(
-          valueType: Value.self, options: options, codec: codec,
-          decodingProblem: codec?.type == .codable
-            ? AttributeCodec.decodingProblem(as: Value.self) : nil,
-          codableType: codec?.type == .codable ? AttributeCodec.shape(of: Value.self) : nil)))
+      .attribute(blueprint(options: options, codec: codec, hasDefault: true)))
     // A type that cannot be persisted is reported by the schema, not here.
     let frame = ModelBuildState.currentFrame()
     guard codec != nil else { return frame.pointee.append(.value(.null)) }
@@ -126,5 +213,28 @@ public struct Attribute<Value> {
       let index = Int(object[keyPath: storageKeyPath].index)
       object.setAttribute(index, to: AttributeCodec.encode(newValue))
     }
+  }
+}
+
+/// Marks a stored property of a model class that is not persisted, as SwiftData's
+/// `@Transient` does: it keeps its value in the object only, is never saved, loaded or
+/// observed by a context, and starts from its initial value in every object (a loaded one
+/// included).
+///
+/// ```swift
+/// final class Trip: ManagedObject {
+///   @Attribute var name = ""
+///   @Transient var isExpanded = false
+/// }
+/// ```
+///
+/// A plain stored property is not persisted either; the marker says so where a reader of a
+/// SwiftData model expects it.
+@propertyWrapper
+public struct Transient<Value> {
+  public var wrappedValue: Value
+
+  public init(wrappedValue: Value) {
+    self.wrappedValue = wrappedValue
   }
 }

@@ -66,11 +66,13 @@ struct AttributeCodec {
   static func decodeDynamically<Value>(_ stored: PersistentValue, as _: Value.Type) -> Value {
     if let native = Value.self as? any AttributeValue.Type {
       if let value = native.init(persistentValue: stored) as? Value { return value }
+      if case .null = stored { notSetYet(Value.self) }
       fatalError("ObjectGraph: stored value \(stored) does not fit attribute type \(Value.self)")
     }
-    if case .null = stored, let optional = Value.self as? any OptionalAttribute.Type,
-      let value = optional.none as? Value
-    {
+    if case .null = stored {
+      guard let optional = Value.self as? any OptionalAttribute.Type,
+        let value = optional.none as? Value
+      else { notSetYet(Value.self) }
       return value
     }
     if case .data(let data) = stored, let decodable = Value.self as? any Decodable.Type {
@@ -81,6 +83,47 @@ struct AttributeCodec {
       }
     }
     fatalError("ObjectGraph: stored value \(stored) does not fit attribute type \(Value.self)")
+  }
+
+  /// A value of `Value` for the slot of a prototype (the instance that describes a class)
+  /// whose attribute is declared without a default: reading it while key paths are resolved
+  /// must return some value. `nil` for an optional; the type's zero for the built-in types;
+  /// the first case of a `CaseIterable` or a value decoded from an empty JSON object, array,
+  /// string or number for a `Codable` one. Nil when none fits, which the container reports.
+  static func placeholder<Value>(for _: Value.Type, codec: AttributeCodec) -> PersistentValue? {
+    if codec.isOptional { return .null }
+    if codec.type != .codable {
+      let zero = codec.type.zero
+      guard let native = Value.self as? any AttributeValue.Type,
+        native.init(persistentValue: zero) != nil
+      else { return nil }
+      return zero
+    }
+    if let cases = Value.self as? any CaseIterable.Type,
+      let first = firstElement(of: cases.allCases) as? Value
+    {
+      return encode(first)
+    }
+    guard let decodable = Value.self as? any Decodable.Type else { return nil }
+    for json in ["{}", "[]", "\"\"", "0", "false"] {
+      if let value = try? JSONDecoder().decode(decodable, from: Data(json.utf8)) as? Value {
+        return encode(value)
+      }
+    }
+    return nil
+  }
+
+  /// The first element of a collection, opened from its existential.
+  private static func firstElement<Elements: Collection>(of elements: Elements) -> Any? {
+    elements.first.map { $0 as Any }
+  }
+
+  /// Stops the program: a non-optional attribute declared without a default was read before
+  /// the app set it (only a new object can be in that state).
+  private static func notSetYet(_ type: Any.Type) -> Never {
+    fatalError(
+      "ObjectGraph: an attribute of type \(type) was read before it was set: a non-optional "
+        + "attribute declared without a default value must be set first")
   }
 
   /// A check of stored bytes against a `Codable` type: why they do not decode as `Value`, or
@@ -111,5 +154,23 @@ struct AttributeCodec {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     return encoder
+  }
+}
+
+extension AttributeType {
+  /// The stored form of the type's zero (`""`, `0`, `false`, the reference date, the
+  /// all-zero UUID, empty data, `about:blank`).
+  var zero: PersistentValue {
+    switch self {
+    case .bool: .bool(false)
+    case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64: .int(0)
+    case .double, .float: .double(0)
+    case .string: .string("")
+    case .date: .date(Date(timeIntervalSinceReferenceDate: 0))
+    case .data: .data(Data())
+    case .uuid: .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+    case .url: .url(URL(string: "about:blank")!)
+    case .codable: .null
+    }
   }
 }

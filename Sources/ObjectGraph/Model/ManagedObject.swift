@@ -332,3 +332,9 @@ final class ObservationBox {
 
   let registrar = ObservationRegistrar()
 }
+
+/// Model objects are `Identifiable`, as SwiftData's are: by identity (the standard
+/// library's `id` for classes, an `ObjectIdentifier`), so `ForEach(boxes)` needs no `id:`. A
+/// model that declares its own `id` attribute (`@Attribute(.unique) var id = UUID()`) reads
+/// that attribute as `box.id`; its `Identifiable` identity stays the object's.
+extension ManagedObject: Identifiable {}

@@ -224,6 +224,21 @@ final class ModelBuildState {
     return try body()
   }
 
+  /// Records the name the property described last had in an earlier version of the model.
+  @usableFromInline
+  func noteOriginalName(_ name: String) {
+    switch blueprints.last {
+    case .attribute(var attribute)?:
+      attribute.originalName = name
+      blueprints[blueprints.count - 1] = .attribute(attribute)
+    case .relationship(var relationship)?:
+      relationship.originalName = name
+      blueprints[blueprints.count - 1] = .relationship(relationship)
+    case nil:
+      break
+    }
+  }
+
   /// Takes the frame for the object whose `ManagedObject.init` is running.
   func takeFrame(for type: ManagedObject.Type) -> (
     slots: UnsafeMutablePointer<Slot>, count: Int, slab: SlotSlab?, model: EntityModel?,
@@ -272,6 +287,14 @@ struct AttributeBlueprint {
   var decodingProblem: ((Data) -> String?)?
   /// For a `Codable` type, its name and shape (``CodableShape``).
   var codableType: String?
+  /// Whether the declaration gives a default value (`= ""`); one without
+  /// (`@Attribute var title: String`) must be set before a save.
+  var hasDefault = true
+  /// Whether, declared without a default, the type has no value the describing instance
+  /// can hold (a `Codable` type that decodes from no empty JSON): the container refuses it.
+  var lacksPlaceholder = false
+  /// The name in an earlier version of the model (`originalName:`).
+  var originalName: String?
 }
 
 @usableFromInline
@@ -286,4 +309,6 @@ struct RelationshipBlueprint {
   var inverseProbe: ((ManagedObject) -> Void)?
   /// `\Destination.objectID`, to recognize `$0.parent?.objectID == id` in predicates.
   var destinationObjectID: AnyKeyPath
+  /// The name in an earlier version of the model (`originalName:`).
+  var originalName: String?
 }

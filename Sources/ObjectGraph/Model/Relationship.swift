@@ -78,6 +78,37 @@ public struct Relationship<Value: RelationshipValue> {
       maximum: maximumModelCount, inverseRoot: Destination.self, inverseProbe: probe)
   }
 
+  /// Declares a relationship with an initial value, as SwiftData models write them
+  /// (`@Relationship(deleteRule: .cascade) var children: [Item] = []`, `var parent: Box? =
+  /// nil`), a delete rule and optional count bounds.
+  ///
+  /// A relationship always starts empty: the initial value is accepted so that SwiftData's
+  /// declarations compile as written, and is never evaluated (relating objects needs the
+  /// object made first: relate them in the initializer, after `super.init()`).
+  @inlinable
+  public init(
+    wrappedValue: @autoclosure () -> Value, deleteRule: DeleteRule = .nullify,
+    minimumModelCount: Int? = nil, maximumModelCount: Int? = nil
+  ) {
+    self.init(
+      deleteRule: deleteRule, minimumModelCount: minimumModelCount,
+      maximumModelCount: maximumModelCount)
+  }
+
+  /// Declares a relationship with an initial value (`[]` or `nil`, never evaluated: see
+  /// ``init(wrappedValue:deleteRule:minimumModelCount:maximumModelCount:)``), its inverse, a
+  /// delete rule and optional count bounds.
+  @inlinable
+  public init<Destination: ManagedObject, Inverse: RelationshipValue>(
+    wrappedValue: @autoclosure () -> Value, deleteRule: DeleteRule = .nullify,
+    inverse: @autoclosure () -> KeyPath<Destination, Inverse>,
+    minimumModelCount: Int? = nil, maximumModelCount: Int? = nil
+  ) {
+    self.init(
+      deleteRule: deleteRule, inverse: inverse(), minimumModelCount: minimumModelCount,
+      maximumModelCount: maximumModelCount)
+  }
+
   /// Pushes the relationship's empty slot for an object being created or described, and
   /// records its declaration when described.
   @usableFromInline

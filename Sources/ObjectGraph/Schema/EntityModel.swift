@@ -25,6 +25,9 @@ final class EntityModel: @unchecked Sendable {
   /// The properties a save validates: unique attributes and to-many relationships with
   /// count bounds.
   private(set) var validatedIndices: [Int] = []
+  /// The non-optional attributes declared without a default (`@Attribute var title:
+  /// String`), which an inserted object must have set before it is saved.
+  private(set) var requiredIndices: [Int] = []
   /// Per property: whether a context indexes it (indexed or unique attributes, to-one
   /// relationships; see ``EntityTable``).
   private(set) var isIndexed: [Bool] = []
@@ -114,6 +117,10 @@ final class EntityModel: @unchecked Sendable {
           && (relationship.minimumCount != nil || relationship.maximumCount != nil)
       }
     }.map(\.index)
+    requiredIndices = properties.filter { property in
+      guard case .attribute(let attribute) = property.kind else { return false }
+      return !attribute.hasDefault && !attribute.description.isOptional
+    }.map(\.index)
     isIndexed = properties.map { property in
       switch property.kind {
       case .attribute(let attribute): attribute.isIndexed
@@ -134,6 +141,8 @@ struct PropertyModel {
   let name: String
   let index: Int
   let kind: Kind
+  /// The name in an earlier version of the model (`originalName:`).
+  var originalName: String?
 
   var isRelationship: Bool {
     if case .relationship = kind { return true }
@@ -143,9 +152,11 @@ struct PropertyModel {
   var propertyDescription: PropertyDescription {
     switch kind {
     case .attribute(let attribute):
-      return PropertyDescription(name: name, kind: .attribute(attribute.description))
+      return PropertyDescription(
+        name: name, kind: .attribute(attribute.description), originalName: originalName)
     case .relationship(let relationship):
-      return PropertyDescription(name: name, kind: .relationship(relationship.description))
+      return PropertyDescription(
+        name: name, kind: .relationship(relationship.description), originalName: originalName)
     }
   }
 }
@@ -155,6 +166,8 @@ struct AttributeModel {
   /// For a `Codable` attribute, what is wrong with stored bytes that its type cannot decode
   /// (nil when they decode); checked once per value as a store is loaded.
   var decodingProblem: ((Data) -> String?)?
+  /// Whether the declaration gives a default value; one without must be set before a save.
+  var hasDefault = true
   var isIndexed: Bool { description.isIndexed || description.isUnique }
 }
 

@@ -118,6 +118,14 @@ enum ModelRegistry {
               + "persisted: use a Bool, integer, Double, Float, String, Date, Data, UUID, URL, "
               + "an optional of one, or a Codable type", entity: name, property: propertyName)
         }
+        guard !attribute.lacksPlaceholder else {
+          throw ObjectGraphError(
+            .invalidModel,
+            "\(name).\(propertyName) of type \(attribute.valueType) needs a default value "
+              + "(= ...): the type has no value to describe the class with (it is not "
+              + "CaseIterable and decodes from no empty JSON)", entity: name,
+            property: propertyName)
+        }
         let options = attribute.options
         properties.append(
           PropertyModel(
@@ -128,12 +136,14 @@ enum ModelRegistry {
                   type: codec.type, isOptional: codec.isOptional,
                   isUnique: options.contains(.unique), isIndexed: options.contains(.indexed),
                   codableType: attribute.codableType),
-                decodingProblem: attribute.decodingProblem))))
+                decodingProblem: attribute.decodingProblem, hasDefault: attribute.hasDefault)),
+            originalName: attribute.originalName))
       case .relationship(let relationship):
         properties.append(
           PropertyModel(
             name: propertyName, index: index,
-            kind: .relationship(RelationshipModel(blueprint: relationship))))
+            kind: .relationship(RelationshipModel(blueprint: relationship)),
+            originalName: relationship.originalName))
       }
     }
     model.setProperties(properties)
@@ -196,6 +206,64 @@ enum ModelRegistry {
         relationship.link(inverse: inverseIndex)
         inverse.link(inverse: property.index)
       }
+    }
+    try inferInverses(among: newModels)
+  }
+
+  /// Links, as SwiftData does, the relationships that declare no inverse where exactly one
+  /// relationship in each direction links two classes (`Trip.stays: [Stay]` and `Stay.trip:
+  /// Trip?`). Relationships of a class to itself are never inferred (a tree's `parent` and
+  /// `children` say which is which by declaring `inverse:`), and one-way relationships stay
+  /// one-way (`Item.tags: [Tag]` when `Tag` has none back).
+  ///
+  /// Only the new models are paired: a published model's relationships reach only published
+  /// classes, so it has none to a new one.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/invalidModel`` naming the candidates when two classes
+  ///   are linked in both directions by more than one relationship without an inverse.
+  private static func inferInverses(among newModels: [EntityModel]) throws {
+    /// Relationships without an inverse, by (source, destination) model.
+    var unlinked: [PairKey: [(model: EntityModel, property: PropertyModel)]] = [:]
+    for model in newModels {
+      for property in model.properties {
+        guard case .relationship(let relationship) = property.kind, relationship.inverse == nil,
+          relationship.destination !== model
+        else { continue }
+        unlinked[PairKey(model, relationship.destination), default: []].append((model, property))
+      }
+    }
+    // In declaration order, so that the error for an ambiguous pair is always the same.
+    for model in newModels {
+      for property in model.properties {
+        guard case .relationship(let relationship) = property.kind, relationship.inverse == nil,
+          let forward = unlinked[PairKey(model, relationship.destination)],
+          let backward = unlinked[PairKey(relationship.destination, model)]
+        else { continue }
+        guard forward.count == 1, backward.count == 1 else {
+          let names = (forward + backward).map { "\($0.model.name).\($0.property.name)" }
+          throw ObjectGraphError(
+            .invalidModel,
+            "\(model.name) and \(relationship.destination.name) are related by "
+              + "\(names.joined(separator: ", ")), none of which declares an "
+              + "inverse, so which are inverses cannot be inferred: declare inverse: on one "
+              + "relationship of each pair", entity: model.name, property: property.name)
+        }
+        let other = backward[0]
+        guard case .relationship(let inverse) = other.property.kind else { continue }
+        relationship.link(inverse: other.property.index)
+        inverse.link(inverse: property.index)
+      }
+    }
+  }
+
+  /// An ordered pair of models, by identity.
+  private struct PairKey: Hashable {
+    let source: ObjectIdentifier
+    let destination: ObjectIdentifier
+
+    init(_ source: EntityModel, _ destination: EntityModel) {
+      self.source = ObjectIdentifier(source)
+      self.destination = ObjectIdentifier(destination)
     }
   }
 

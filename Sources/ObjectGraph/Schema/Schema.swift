@@ -20,7 +20,8 @@ public struct Schema: Hashable, Codable, Sendable {
 
   /// Whether a store written with `stored` holds data of this schema: the schemas are
   /// equal, but for the shapes of `Codable` types that `stored` did not record (a store
-  /// written before they were; its values are checked as they are loaded).
+  /// written before they were; its values are checked as they are loaded) and for the
+  /// properties' original names.
   public func matches(stored: Schema) -> Bool {
     if stored == self { return true }
     guard stored.entities.count == entities.count else { return false }
@@ -29,6 +30,7 @@ public struct Schema: Hashable, Codable, Sendable {
       let properties = adjusted.entities[entity].properties
       guard properties.count == storedEntity.properties.count else { return false }
       for (property, storedProperty) in zip(properties.indices, storedEntity.properties) {
+        adjusted.entities[entity].properties[property].originalName = storedProperty.originalName
         guard case .attribute(var attribute) = properties[property].kind,
           storedProperty.attribute?.codableType == nil
         else { continue }
@@ -71,11 +73,21 @@ public struct PropertyDescription: Hashable, Codable, Sendable {
   public var name: String
   /// What the property holds.
   public var kind: Kind
+  /// The property's name in an earlier version of the model (SwiftData's `originalName:`),
+  /// if declared: recorded for migrations; two schemas that differ only here match.
+  public var originalName: String?
 
   /// Creates a property description.
   public init(name: String, kind: Kind) {
     self.name = name
     self.kind = kind
+  }
+
+  /// Creates a property description with the name it had in an earlier version of the
+  /// model.
+  public init(name: String, kind: Kind, originalName: String?) {
+    self.init(name: name, kind: kind)
+    self.originalName = originalName
   }
 
   /// The attribute description, if the property is an attribute.

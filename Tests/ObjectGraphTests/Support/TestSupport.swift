@@ -27,26 +27,31 @@ struct Stack {
   /// Where a binary store's file lives; kept alive (and removed) with the stack.
   let directory: TemporaryDirectory?
 
-  init(_ kind: StoreKind = .memory) throws {
+  /// The model classes of the container.
+  let models: [ManagedObject.Type]
+
+  init(_ kind: StoreKind = .memory, models: [ManagedObject.Type] = allModels) throws {
     let directory = kind == .binary ? try TemporaryDirectory() : nil
-    try self.init(kind: kind, directory: directory, memoryStore: InMemoryStore())
+    try self.init(kind: kind, directory: directory, memoryStore: InMemoryStore(), models: models)
   }
 
   init(store: InMemoryStore) throws {
-    try self.init(kind: .memory, directory: nil, memoryStore: store)
+    try self.init(kind: .memory, directory: nil, memoryStore: store, models: allModels)
   }
 
-  private init(kind: StoreKind, directory: TemporaryDirectory?, memoryStore: InMemoryStore)
-    throws
-  {
+  private init(
+    kind: StoreKind, directory: TemporaryDirectory?, memoryStore: InMemoryStore,
+    models: [ManagedObject.Type]
+  ) throws {
     self.kind = kind
     self.directory = directory
+    self.models = models
     if let directory {
       store = BinaryStore(url: directory.file("store.ogstore"))
     } else {
       store = memoryStore
     }
-    container = try ObjectContainer(for: allModels, store: store)
+    container = try ObjectContainer(for: models, store: store)
     context = try ObjectContext(container)
   }
 
@@ -55,9 +60,11 @@ struct Stack {
     container.close()
     switch kind {
     case .memory:
-      return try Stack(kind: .memory, directory: nil, memoryStore: store as! InMemoryStore)
+      return try Stack(
+        kind: .memory, directory: nil, memoryStore: store as! InMemoryStore, models: models)
     case .binary:
-      return try Stack(kind: .binary, directory: directory, memoryStore: InMemoryStore())
+      return try Stack(
+        kind: .binary, directory: directory, memoryStore: InMemoryStore(), models: models)
     }
   }
 }
