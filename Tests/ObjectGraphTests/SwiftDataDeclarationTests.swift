@@ -176,3 +176,166 @@ private func identifiers<T: Identifiable>(_ objects: [T]) -> [T.ID] { objects.ma
     #expect(identifiers([box]) == [ObjectIdentifier(box)])
   }
 }
+
+// A conference schedule: every talk has a room (`var room: Room`, required), and a zoo's
+// animals in the CloudKit shape (`[Animal]?`).
+
+final class Room: ManagedObject {
+  @Attribute var name: String
+  @Relationship var talks: [Talk] = []
+
+  init(name: String) {
+    super.init()
+    self.name = name
+  }
+
+  required init() { super.init() }
+}
+
+final class Talk: ManagedObject {
+  @Attribute var title: String
+  @Relationship var room: Room
+
+  init(title: String, room: Room) {
+    super.init()
+    self.title = title
+    self.room = room
+  }
+
+  required init() { super.init() }
+}
+
+final class Zoo: ManagedObject {
+  @Attribute var name = ""
+  @Relationship(deleteRule: .cascade) var animals: [Animal]? = []
+}
+
+final class Animal: ManagedObject {
+  @Attribute var name = ""
+  @Relationship var zoo: Zoo?
+
+  convenience init(_ name: String) {
+    self.init()
+    self.name = name
+  }
+}
+
+/// The schedule as an earlier version declared it, with an optional room.
+enum OptionalRoomSchedule {
+  final class Room: ManagedObject {
+    @Attribute var name = ""
+    @Relationship var talks: [Talk] = []
+  }
+
+  final class Talk: ManagedObject {
+    @Attribute var title = ""
+    @Relationship var room: Room?
+  }
+}
+
+@Suite struct RelationshipShapeTests {
+  private let schedule: [ManagedObject.Type] = [Room.self, Talk.self]
+
+  @Test(arguments: StoreKind.allCases)
+  func aRequiredToOneKeepsItsInverseAndIsReadThroughPredicates(store: StoreKind) throws {
+    var stack = try Stack(store, models: schedule)
+    let hall = Room(name: "Hall A")
+    let annex = Room(name: "Annex")
+    stack.context.insert(hall)
+    stack.context.insert(annex)
+    let keynote = Talk(title: "Keynote", room: hall)
+    _ = Talk(title: "Lightning", room: annex)
+    #expect(hall.talks == [keynote])  // inferred inverse, kept at once
+    try stack.context.save()
+
+    stack = try stack.reopened()
+    let inHall = try stack.context.fetch(
+      FetchDescriptor<Talk>(predicate: #Predicate { $0.room.name == "Hall A" }))
+    #expect(inHall.map(\.title) == ["Keynote"])
+    #expect(inHall.first?.room.name == "Hall A")
+    let talk = try #require(inHall.first)
+    let other = try #require(
+      try stack.context.fetch(FetchDescriptor<Room>(predicate: #Predicate { $0.name == "Annex" }))
+        .first)
+    talk.room = other
+    #expect(other.talks.map(\.title).sorted() == ["Keynote", "Lightning"])
+    try stack.context.save()
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aSaveRefusesARequiredToOneLeftWithoutAnObject(store: StoreKind) throws {
+    let stack = try Stack(store, models: schedule)
+    let hall = Room(name: "Hall A")
+    stack.context.insert(hall)
+    let talk = Talk(title: "Keynote", room: hall)
+    try stack.context.save()
+
+    // Deleting the room nullifies the talk's room, which the model requires.
+    stack.context.delete(hall)
+    let error = try #require(throws: ObjectGraphError.self) { try stack.context.save() }
+    #expect(error.code == .missingValue)
+    #expect(error.entity == "Talk")
+    #expect(error.property == "room")
+    #expect(error.message.contains("holds no object"))
+
+    let annex = Room(name: "Annex")
+    stack.context.insert(annex)
+    talk.room = annex
+    try stack.context.save()
+    let reopened = try stack.reopened()
+    let talks = try reopened.context.fetch(FetchDescriptor<Talk>())
+    #expect(talks.map(\.room.name) == ["Annex"])
+
+    let orphan = Talk()
+    orphan.title = "No room yet"
+    reopened.context.insert(orphan)
+    #expect(throws: ObjectGraphError.self) { try reopened.context.save() }
+  }
+
+  @Test func aStoreWithoutTheRequiredObjectIsRefusedByName() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("schedule.ogstore")
+    do {
+      let container = try ObjectContainer(
+        for: OptionalRoomSchedule.Room.self, OptionalRoomSchedule.Talk.self, storeURL: url)
+      let context = try ObjectContext(container)
+      let talk = OptionalRoomSchedule.Talk()
+      talk.title = "Unscheduled"
+      context.insert(talk)
+      try context.save()
+      container.close()
+    }
+    let error = #expect(throws: ObjectGraphError.self) {
+      _ = try ObjectContainer(for: Room.self, Talk.self, storeURL: url)
+    }
+    #expect(error?.code == .schemaMismatch)
+    #expect(error?.property == "room")
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func anOptionalToManyListKeepsItsOrderAndReadsEmptyWhenCleared(store: StoreKind) throws {
+    var stack = try Stack(store, models: [Zoo.self, Animal.self])
+    let zoo = Zoo()
+    zoo.name = "City"
+    stack.context.insert(zoo)
+    #expect(zoo.animals == [])
+    let names = ["Otter", "Lynx", "Heron", "Ibis"]
+    for name in names { zoo.animals?.append(Animal(name)) }
+    zoo.animals?.move(fromOffsets: [3], toOffset: 0)
+    #expect(zoo.animals?.first?.zoo === zoo)  // inferred inverse
+    try stack.context.save()
+
+    stack = try stack.reopened()
+    let loaded = try #require(try stack.context.fetch(FetchDescriptor<Zoo>()).first)
+    #expect(loaded.animals?.map(\.name) == ["Ibis", "Otter", "Lynx", "Heron"])
+    let otter = try #require(loaded.animals?[1])
+    loaded.animals = nil
+    #expect(loaded.animals == [])
+    #expect(otter.zoo == nil)
+    otter.zoo = loaded
+    #expect(loaded.animals?.map(\.name) == ["Otter"])
+    stack.context.delete(loaded)  // cascade
+    try stack.context.save()
+    #expect(try stack.context.fetchCount(FetchDescriptor<Animal>()) == 3)
+  }
+}

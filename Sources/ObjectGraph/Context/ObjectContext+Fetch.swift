@@ -143,7 +143,7 @@ extension ObjectContext {
       let relationship = table.model.relationship(property)
     else { return nil }
     let targets: [ManagedObject]
-    if term.path[1] == relationship.destinationObjectID {
+    if relationship.destination.readsObjectID(term.path[1]) {
       guard let id = value as? ObjectID else { return nil }
       targets = registered[id].map { [$0] } ?? []
     } else {

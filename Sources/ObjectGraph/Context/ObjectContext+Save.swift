@@ -105,26 +105,41 @@ extension ObjectContext {
     }
   }
 
-  /// Checks that every inserted object holds a value in each non-optional attribute
-  /// declared without a default. Only inserted objects can lack one: a stored object has
-  /// every value, and a setter cannot store `nil` in a non-optional attribute.
+  /// Checks that every object to be saved holds a value in each property that requires
+  /// one (``EntityModel/requiredIndices``): an inserted object in each, an updated one in
+  /// each it changed (a stored object has every value, and a setter cannot store `nil` in a
+  /// non-optional attribute; a required to-one can lose its object through its inverse or a
+  /// delete).
   ///
-  /// - Complexity: O(*i*) in the inserted objects, when some entity declares such an
-  ///   attribute; O(*e*) in the entities otherwise.
+  /// - Complexity: O(*c*) in the changed objects, when some entity requires values; O(*e*)
+  ///   in the entities otherwise.
   private func checkRequiredValues() throws {
     guard tables.contains(where: { !$0.model.requiredIndices.isEmpty }) else { return }
-    for object in sortedByID(inserted.objects) where !object.isDeleted {
-      for index in object.model.requiredIndices {
-        guard case .value(.null) = object.slots[index] else { continue }
-        let name = object.model.properties[index].name
-        throw ObjectGraphError(
-          .missingValue,
-          "\(object.model.name) \(object.objectID.map { "\($0)" } ?? "(new)").\(name) was never "
-            + "set: it is declared without a default value, so set it (in the initializer, "
-            + "after super.init()) before saving", entity: object.model.name, property: name,
-          objectID: object.objectID)
+    for objects in [sortedByID(inserted.objects), sortedByID(updated.objects)] {
+      for object in objects where !object.isDeleted && !object.model.requiredIndices.isEmpty {
+        for index in object.model.requiredIndices {
+          if object.lifecycle != .inserted, object.changes?.hasChanged(index) != true { continue }
+          switch object.slots[index] {
+          case .value(.null), .toOne(nil): throw missingValue(object, index)
+          default: continue
+          }
+        }
       }
     }
+  }
+
+  private func missingValue(_ object: ManagedObject, _ index: Int) -> ObjectGraphError {
+    let property = object.model.properties[index]
+    let id = object.objectID.map { "\($0)" } ?? "(new)"
+    let fix =
+      property.isRelationship
+      ? "holds no object: it is a required relationship (declared without `?`), so relate an "
+        + "object (or declare it optional) before saving"
+      : "was never set: it is declared without a default value, so set it (in the "
+        + "initializer, after super.init()) before saving"
+    return ObjectGraphError(
+      .missingValue, "\(object.model.name) \(id).\(property.name) \(fix)",
+      entity: object.model.name, property: property.name, objectID: object.objectID)
   }
 
   /// A delete rule of no action leaves the related objects pointing at the deleted one:

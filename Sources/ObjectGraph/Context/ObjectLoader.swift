@@ -59,12 +59,16 @@ final class ObjectLoader {
   private struct LinkedRelationship {
     var index: Int
     var isToMany: Bool
+    /// A required to-one (`T`): a stored object without one would stop the app at its
+    /// first read, so the load refuses it.
+    var isRequired: Bool
     var destination: Unmanaged<EntityModel>
     var destinationType: ManagedObject.Type
 
     init(index: Int, model: RelationshipModel) {
       self.index = index
       isToMany = model.isToMany
+      isRequired = model.isRequired
       destination = Unmanaged.passUnretained(model.destination)
       destinationType = model.destinationType
     }
@@ -495,8 +499,16 @@ final class ObjectLoader {
     }
     slot.initialize(to: relationship.isToMany ? .toMany([]) : .toOne(nil))
     switch stored {
-    case .null:
+    case .null where !relationship.isRequired:
       break
+    case .null:
+      let model = entity.model.takeUnretainedValue()
+      let name = model.properties[relationship.index].name
+      throw ObjectGraphError(
+        .schemaMismatch,
+        "stored object \(id) of \(model.name) holds no object in \(name), which the model "
+          + "declares required (without `?`): declare it optional, or relate every stored "
+          + "object first", entity: model.name, property: name, objectID: id)
     case .reference(let target) where !relationship.isToMany:
       slot.pointee = .toOne(
         try resolve(target, relationship, of: entity, id: id, in: registered))

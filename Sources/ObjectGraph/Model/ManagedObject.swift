@@ -195,6 +195,22 @@ open class ManagedObject: Observable, Hashable {
     return slots[index].object
   }
 
+  /// Reads a required to-one relationship (declared `T`, not `T?`), which must hold an
+  /// object: reading it before it is set, or after its object was deleted or taken away
+  /// through the inverse, stops the program naming the object and the relationship.
+  @usableFromInline
+  final func readRequiredObject(_ index: Int) -> ManagedObject {
+    guard let object = readObject(index) else {
+      let name = model.properties[index].name
+      let id = storedObjectID.map(\.description) ?? "(new)"
+      fatalError(
+        "ObjectGraph: \(model.name) \(id).\(name) holds no object: a required relationship "
+          + "(declared without `?`) was read before it was set, or after its object was deleted "
+          + "or moved elsewhere through its inverse")
+    }
+    return object
+  }
+
   /// Registers a read of a property with Observation and makes a deferred value; after it,
   /// `slots[index]` holds the property's value.
   @usableFromInline

@@ -307,8 +307,8 @@ struct RelationshipBlueprint {
   /// The declared inverse: the class it belongs to, and a probe that reads it on an instance.
   var inverseRoot: ManagedObject.Type?
   var inverseProbe: ((ManagedObject) -> Void)?
-  /// `\Destination.objectID`, to recognize `$0.parent?.objectID == id` in predicates.
-  var destinationObjectID: AnyKeyPath
+  /// How the declared type holds the objects.
+  var shape: RelationshipShape
   /// The name in an earlier version of the model (`originalName:`).
   var originalName: String?
 }

@@ -1,5 +1,6 @@
-/// Declares a relationship of a ``ManagedObject`` subclass: to-one (`T?`) or ordered to-many
-/// (`[T]`, which always keeps the order you give it).
+/// Declares a relationship of a ``ManagedObject`` subclass: to-one (`T?`, or `T` when a save
+/// requires an object) or ordered to-many (`[T]`, or `[T]?` as CloudKit-synced SwiftData
+/// models declare it; either always keeps the order you give it).
 ///
 /// ```swift
 /// final class Box: ManagedObject {
@@ -123,7 +124,7 @@ public struct Relationship<Value: RelationshipValue> {
           RelationshipBlueprint(
             destination: Value.destinationType, isToMany: Value.isToMany, deleteRule: deleteRule,
             minimumCount: minimum, maximumCount: maximum, inverseRoot: inverseRoot,
-            inverseProbe: inverseProbe, destinationObjectID: \Value.Destination.objectID)))
+            inverseProbe: inverseProbe, shape: Value.relationshipShape)))
     }
     return frame.pointee.append(Value.isToMany ? .toMany([]) : .toOne(nil))
   }
@@ -149,18 +150,21 @@ public struct Relationship<Value: RelationshipValue> {
   ) -> Value {
     @inline(__always) get {
       let index = Int(object[keyPath: storageKeyPath].index)
-      // `Optional<Destination>` and `[Destination]` have the layout of `Optional<ManagedObject>`
-      // and `[ManagedObject]`; every element was checked to be a `Destination` when stored.
+      // `T?`, `T`, `[T]` and `[T]?` have the layout of `ManagedObject?` (a `T` is never nil:
+      // checked first) and `[ManagedObject]` (an array is never nil, so `[T]?` reads it as
+      // `.some`); every object was checked to be a `T` when stored.
       if Value.isToMany {
         return unsafeBitCast(object.readObjects(index), to: Value.self)
-      } else {
-        return unsafeBitCast(object.readObject(index), to: Value.self)
       }
+      if Value.relationshipShape == .requiredToOne {
+        return unsafeBitCast(object.readRequiredObject(index), to: Value.self)
+      }
+      return unsafeBitCast(object.readObject(index), to: Value.self)
     }
     @inline(__always) set {
       let index = Int(object[keyPath: storageKeyPath].index)
       if Value.isToMany {
-        object.setToMany(index, to: unsafeBitCast(newValue, to: [ManagedObject].self))
+        object.setToMany(index, to: Self.objects(in: newValue))
       } else {
         object.setToOne(index, to: unsafeBitCast(newValue, to: ManagedObject?.self))
       }
@@ -176,14 +180,25 @@ public struct Relationship<Value: RelationshipValue> {
         let modification = ListModification.begin(index, of: object, lending: &value)
         // Also when the access ends by an error: the lent array is taken as it is, as a
         // stored array would be.
-        defer { modification.finish(unsafeBitCast(value, to: [ManagedObject].self)) }
+        defer { modification.finish(Self.objects(in: value)) }
         yield &value
       } else {
-        var value = unsafeBitCast(object.readObject(index), to: Value.self)
+        var value =
+          Value.relationshipShape == .requiredToOne
+          ? unsafeBitCast(object.readRequiredObject(index), to: Value.self)
+          : unsafeBitCast(object.readObject(index), to: Value.self)
         yield &value
         object.setToOne(index, to: unsafeBitCast(value, to: ManagedObject?.self))
       }
     }
+  }
+
+  /// The objects of a to-many value: `[T]` as it is, `[T]?` unwrapped (nil is empty).
+  @inlinable @inline(__always)
+  static func objects(in value: Value) -> [ManagedObject] {
+    Value.relationshipShape == .optionalToMany
+      ? unsafeBitCast(value, to: [ManagedObject]?.self) ?? []
+      : unsafeBitCast(value, to: [ManagedObject].self)
   }
 
   /// The relationship's projection (`object.$children`), with index operations.

@@ -40,9 +40,14 @@ extension EntityModel {
     let valueType = Swift.type(of: keyPath).valueType
     switch properties[index].kind {
     case .relationship(let relationship):
-      let expected: Any.Type =
-        relationship.isToMany
-        ? relationship.destinationType.arrayType : relationship.destinationType.optionalType
+      let expected: Any.Type
+      switch relationship.shape {
+      case .toMany: expected = relationship.destinationType.arrayType
+      case .optionalToOne: expected = relationship.destinationType.optionalType
+      case .requiredToOne: expected = relationship.destinationType
+      // `$0.animals` of a `[T]?` list reads an optional array, which reads are not made for.
+      case .optionalToMany, .unsupported: return nil
+      }
       guard valueType == expected else { return nil }
       return relationship.isToMany ? .toMany(index, relationship) : .toOne(index, relationship)
     case .attribute(let attribute):

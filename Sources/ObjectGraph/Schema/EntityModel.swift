@@ -25,8 +25,10 @@ final class EntityModel: @unchecked Sendable {
   /// The properties a save validates: unique attributes and to-many relationships with
   /// count bounds.
   private(set) var validatedIndices: [Int] = []
-  /// The non-optional attributes declared without a default (`@Attribute var title:
-  /// String`), which an inserted object must have set before it is saved.
+  /// The properties a save requires a value in: the non-optional attributes declared
+  /// without a default (`@Attribute var title: String`), which an inserted object must have
+  /// set, and the required to-one relationships (`var room: Room`), which every saved object
+  /// must hold an object in.
   private(set) var requiredIndices: [Int] = []
   /// Per property: whether a context indexes it (indexed or unique attributes, to-one
   /// relationships; see ``EntityTable``).
@@ -49,6 +51,7 @@ final class EntityModel: @unchecked Sendable {
   var pendingBlueprints: [PropertyBlueprint] = []
 
   private let keyPathCache = LockedBox<[AnyKeyPath: Int]>([:])
+  private let objectIDKeyPaths = LockedBox<[AnyKeyPath: Bool]>([:])
   private let probeLock = LockedBox(())
 
   init(type: ManagedObject.Type, name: String, prototype: ManagedObject?, propertyCount: Int) {
@@ -88,6 +91,27 @@ final class EntityModel: @unchecked Sendable {
     }
   }
 
+  /// Whether a key path reads an object's ``ManagedObject/objectID`` (`\Box.objectID`, as in
+  /// `$0.parent?.objectID == id`), found by reading it on the prototype while it holds a
+  /// made-up identifier. Cached per key path.
+  func readsObjectID(_ keyPath: AnyKeyPath) -> Bool {
+    if let cached = objectIDKeyPaths.withLock({ $0[keyPath] }) { return cached }
+    var reads = false
+    if let prototype, Swift.type(of: keyPath).valueType == ObjectID?.self,
+      Swift.type(of: keyPath).rootType is ManagedObject.Type
+    {
+      let sentinel = ObjectID(rawValue: 0x0B1E_C76A_4A9F_1D01)
+      reads = probeLock.withLock { _ in
+        let saved = prototype.storedObjectID
+        prototype.storedObjectID = sentinel
+        defer { prototype.storedObjectID = saved }
+        return (prototype[keyPath: keyPath] as? ObjectID?) == .some(sentinel)
+      }
+    }
+    objectIDKeyPaths.withLock { $0[keyPath] = reads }
+    return reads
+  }
+
   /// The number of the property a key path (`\Box.title`) reads, or nil when it reads none
   /// of this class's persistent properties directly. Cached per key path.
   func propertyIndex(for keyPath: AnyKeyPath) -> Int? {
@@ -118,8 +142,10 @@ final class EntityModel: @unchecked Sendable {
       }
     }.map(\.index)
     requiredIndices = properties.filter { property in
-      guard case .attribute(let attribute) = property.kind else { return false }
-      return !attribute.hasDefault && !attribute.description.isOptional
+      switch property.kind {
+      case .attribute(let attribute): !attribute.hasDefault && !attribute.description.isOptional
+      case .relationship(let relationship): relationship.isRequired
+      }
     }.map(\.index)
     isIndexed = properties.map { property in
       switch property.kind {
@@ -175,6 +201,10 @@ struct AttributeModel {
 /// classes is resolved.
 final class RelationshipModel: @unchecked Sendable {
   let isToMany: Bool
+  /// How the declared type holds the objects (`T?`, `T`, `[T]`, `[T]?`).
+  let shape: RelationshipShape
+  /// Whether a save requires an object (a to-one declared `T`, not `T?`).
+  var isRequired: Bool { shape == .requiredToOne }
   let deleteRule: DeleteRule
   let minimumCount: Int?
   let maximumCount: Int?
@@ -182,8 +212,6 @@ final class RelationshipModel: @unchecked Sendable {
   /// Set while models are resolved, then never changed.
   fileprivate(set) unowned(unsafe) var destination: EntityModel!
   fileprivate(set) var inverse: Int?
-  /// `\Destination.objectID`.
-  let destinationObjectID: AnyKeyPath
 
   init(blueprint: RelationshipBlueprint) {
     isToMany = blueprint.isToMany
@@ -191,7 +219,7 @@ final class RelationshipModel: @unchecked Sendable {
     minimumCount = blueprint.minimumCount
     maximumCount = blueprint.maximumCount
     destinationType = blueprint.destination
-    destinationObjectID = blueprint.destinationObjectID
+    shape = blueprint.shape
   }
 
   /// The inverse relationship's model, if any: set with ``inverse``, and kept (like

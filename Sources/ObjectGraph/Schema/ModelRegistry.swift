@@ -139,6 +139,12 @@ enum ModelRegistry {
                 decodingProblem: attribute.decodingProblem, hasDefault: attribute.hasDefault)),
             originalName: attribute.originalName))
       case .relationship(let relationship):
+        guard relationship.shape != .unsupported else {
+          throw ObjectGraphError(
+            .invalidModel,
+            "\(name).\(propertyName): a relationship is declared T?, T, [T] or [T]? for a "
+              + "model class T", entity: name, property: propertyName)
+        }
         properties.append(
           PropertyModel(
             name: propertyName, index: index,
@@ -158,6 +164,11 @@ enum ModelRegistry {
       for property in model.properties {
         guard case .relationship(let relationship) = property.kind else { continue }
         relationship.link(destination: all[ObjectIdentifier(relationship.destinationType)]!)
+        // A prototype's required to-one holds the destination's prototype, so that reading
+        // it to resolve a key path (an inverse, a predicate) finds an object of its type.
+        if relationship.isRequired, let prototype = model.prototype {
+          prototype.slots[property.index] = .toOne(relationship.destination.prototype)
+        }
       }
     }
     for model in newModels {

@@ -33,7 +33,7 @@ public struct ObjectGraphError: Error, CustomStringConvertible, Sendable {
     /// A to-many relationship holds fewer or more objects than its bounds allow (save).
     public static let countBounds = Code(rawValue: "countBounds")
     /// A new object was never given a value for a non-optional attribute declared without a
-    /// default (save).
+    /// default, or a required to-one relationship holds no object (save).
     public static let missingValue = Code(rawValue: "missingValue")
     /// A value could not be encoded or decoded (for example a `Codable` attribute).
     public static let invalidValue = Code(rawValue: "invalidValue")
