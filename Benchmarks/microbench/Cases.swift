@@ -8,7 +8,7 @@ enum Cases {
   static func all(roots: Int) -> [MicroBenchmark] {
     let groups: [[MicroBenchmark]] = [
       identity(), objects(roots: roots), attributes(roots: roots),
-      relationships(roots: roots), lists(), fetches(roots: roots), queries(),
+      relationships(roots: roots), lists(), fetches(roots: roots), queries(), orderedIndexes(),
       persistence(roots: roots),
       notifications(),
     ]

@@ -88,3 +88,65 @@ final class BoxFixture {
 func blackHole<T>(_ value: T) {
   withExtendedLifetime(value) {}
 }
+
+/// An event with an indexed date and title (ordered indexes), and the same values again in
+/// attributes without an index, so one fixture times both ways of answering a query.
+final class Event: ManagedObject {
+  @Attribute(.indexed) var created = Date(timeIntervalSince1970: 0)
+  @Attribute(.indexed) var title = ""
+  @Attribute var unindexedCreated = Date(timeIntervalSince1970: 0)
+  @Attribute var unindexedTitle = ""
+}
+
+/// An event without indexes: what an insert costs with none to keep.
+final class PlainEvent: ManagedObject {
+  @Attribute var created = Date(timeIntervalSince1970: 0)
+  @Attribute var title = ""
+}
+
+/// A store of `count` saved events (and as many plain events) in random order of date and
+/// title, and a container open on it with its indexes built.
+@MainActor
+final class EventFixture {
+  static let base = Date(timeIntervalSince1970: 1_700_000_000)
+
+  let count: Int
+  let container: ObjectContainer
+  /// The events, loaded.
+  let events: [Event]
+
+  init(count: Int) throws {
+    self.count = count
+    let store = InMemoryStore()
+    do {
+      let container = try ObjectContainer(for: [Event.self, PlainEvent.self], store: store)
+      var random = FixtureRandom()
+      for _ in 0..<count {
+        let (created, title) = Self.randomValues(&random, count: count)
+        let event = Event()
+        (event.created, event.title) = (created, title)
+        (event.unindexedCreated, event.unindexedTitle) = (created, title)
+        container.mainContext.insert(event)
+        let plain = PlainEvent()
+        (plain.created, plain.title) = (created, title)
+        container.mainContext.insert(plain)
+      }
+      try container.mainContext.save()
+      drainMainQueue()
+    }
+    container = try ObjectContainer(for: [Event.self, PlainEvent.self], store: store)
+    events = try container.mainContext.fetch(FetchDescriptor<Event>())
+    // Builds the attribute indexes (and waits for a build started on another thread).
+    let base = Self.base
+    _ = try container.mainContext.fetchCount(
+      FetchDescriptor<Event>(predicate: #Predicate { $0.created < base }))
+  }
+
+  var context: ObjectContext { container.mainContext }
+
+  /// A date among `count` seconds from ``base`` and a title, both random.
+  static func randomValues(_ random: inout FixtureRandom, count: Int) -> (Date, String) {
+    let created = base + Double(random.index(below: count * 10)) / 10
+    return (created, "Event \(random.index(below: count * 10))")
+  }
+}

@@ -8,7 +8,10 @@ extension ObjectContext {
   ///   the class is not in the container's schema, or ``ObjectGraphError/Code/invalidFetch``
   ///   when the predicate cannot be evaluated.
   /// - Complexity: O(*m* log *m*) in the candidates: the matching index bucket for an
-  ///   indexed equality, all objects of the class otherwise.
+  ///   indexed equality, the index range for comparisons with an indexed attribute, all
+  ///   objects of the class otherwise. Sorted first by an indexed attribute with a limit, the
+  ///   results are read off its ordered index: O(log *n* + *k*) for the *k* objects visited
+  ///   until offset + limit match.
   public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
     processPendingChanges()
     let table = try self.table(for: T.self)
@@ -16,9 +19,14 @@ extension ObjectContext {
     // `T` (it is called from the app's module), and generic arrays of `T` would look up type
     // metadata at run time. An array of a class type has the layout of `[ManagedObject]`,
     // and every element is a `T`.
-    let matched = try matches(of: descriptor.predicate, in: table)
     let offset = max(descriptor.fetchOffset ?? 0, 0)
     let limit = descriptor.fetchLimit.map { max($0, 0) }
+    if let limit, !descriptor.sortBy.isEmpty,
+      let page = try orderedPage(of: descriptor, in: table, offset: offset, limit: limit)
+    {
+      return unsafeBitCast(page, to: [T].self)
+    }
+    let matched = try matches(of: descriptor.predicate, in: table)
     if !descriptor.sortBy.isEmpty {
       if let sort = TranslatedSort(descriptor.sortBy, model: table.model),
         let sorted = sort.sorted(matched, offset: offset, limit: limit)
@@ -45,11 +53,14 @@ extension ObjectContext {
   ///
   /// - Throws: As ``fetch(_:)``.
   /// - Complexity: O(*m*) in the candidates (see ``fetch(_:)``), with no array of the
-  ///   matching objects made.
+  ///   matching objects made; O(log *n*) for a predicate made only of comparisons with one
+  ///   indexed attribute (a range).
   public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
     let table = try self.table(for: T.self)
     var count: Int
-    if let predicate = descriptor.predicate {
+    if let range = exactRange(of: descriptor.predicate, in: table) {
+      count = range.count
+    } else if let predicate = descriptor.predicate {
       count = 0
       try forEachMatch(of: predicate, in: table) { _ in count += 1 }
     } else {
@@ -71,8 +82,9 @@ extension ObjectContext {
   }
 
   /// Calls `body` with each live object of a table that satisfies a predicate, in no
-  /// particular order: the objects of an index bucket when an index answers the predicate,
-  /// otherwise the candidates that its translation (see ``TranslatedPredicate``) accepts.
+  /// particular order: the objects of an index bucket or an index range when an index
+  /// answers the predicate, otherwise the candidates (the smallest bucket or range, or every
+  /// object) that its translation (see ``TranslatedPredicate``) accepts.
   private func forEachMatch<T: ManagedObject>(
     of predicate: Predicate<T>, in table: EntityTable, _ body: (ManagedObject) -> Void
   ) throws {
@@ -82,9 +94,22 @@ extension ObjectContext {
       indexed.objects.forEach(body)
       return
     }
-    let test = TranslatedPredicate(predicate, model: table.model).test
+    var candidates = indexed?.objects
+    let translated = TranslatedPredicate(predicate, model: table.model)
+    // A range of an ordered index, if smaller. Only when no part of the predicate is left to
+    // Foundation: such a part may throw on an object outside the range, as the scan would.
+    if let range = smallestRange(of: predicate, in: table),
+      range.count < candidates?.count ?? Int.max
+    {
+      if range.isExact {
+        range.forEachObject(body)
+        return
+      }
+      if translated.fallbackCount == 0 { candidates = range.objects() }
+    }
+    let test = translated.test
     do {
-      if let candidates = indexed?.objects {
+      if let candidates {
         for object in candidates where try test(object) { body(object) }
       } else {
         try table.forEachObject { object in if try test(object) { body(object) } }
@@ -104,15 +129,33 @@ extension ObjectContext {
     -> (objects: [ManagedObject], areExact: Bool)?
   {
     guard let expression = predicate?.expression as? any IndexTermExpression else { return nil }
-    let terms = expression.indexTerms
+    let (terms, areTheWholeExpression) = expression.indexTerms
     var best: (objects: [ManagedObject], areExact: Bool)?
-    for term in terms {
+    for term in terms where term.comparison == .equal {
       guard let bucket = candidates(for: term, in: table) else { continue }
       if best == nil || bucket.objects.count < best!.objects.count { best = bucket }
     }
     guard var best else { return nil }
-    best.areExact = best.areExact && terms.count == 1 && expression.isSingleEquality
+    best.areExact = best.areExact && terms.count == 1 && areTheWholeExpression
     return best
+  }
+
+  /// The smallest range of an ordered index that a predicate's comparisons select (see
+  /// ``IndexedRange``), or nil when none does.
+  func smallestRange<T: ManagedObject>(of predicate: Predicate<T>?, in table: EntityTable)
+    -> IndexedRange?
+  {
+    guard let expression = predicate?.expression as? any IndexTermExpression else { return nil }
+    return IndexedRange.ranges(for: expression, in: table).min { $0.count < $1.count }
+  }
+
+  /// The range of an ordered index that holds exactly the objects satisfying a predicate
+  /// (comparisons with one indexed attribute, and nothing else), or nil.
+  private func exactRange<T: ManagedObject>(of predicate: Predicate<T>?, in table: EntityTable)
+    -> IndexedRange?
+  {
+    guard let range = smallestRange(of: predicate, in: table), range.isExact else { return nil }
+    return range
   }
 
   /// The objects of `table` that can satisfy one equality, from an index, and whether they
@@ -173,7 +216,7 @@ extension ObjectContext {
 
   /// Sorts with Foundation's comparisons, for descriptors that ``TranslatedSort`` does not
   /// translate.
-  private func sort<T: ManagedObject>(_ results: inout [T], by descriptors: [SortDescriptor<T>]) {
+  func sort<T: ManagedObject>(_ results: inout [T], by descriptors: [SortDescriptor<T>]) {
     guard !descriptors.isEmpty else { return }
     results.sort { lhs, rhs in
       for descriptor in descriptors {

@@ -21,7 +21,13 @@ public struct AttributeOption: Hashable, Sendable {
   @inlinable
   public static var unique: AttributeOption { AttributeOption(.unique) }
   /// Fetches by equality on this attribute are answered from an index kept up to date as
-  /// values change, not by scanning every object.
+  /// values change, not by scanning every object. On an attribute whose values have an order
+  /// (numbers, dates, strings, UUIDs, and their optionals), an ordered index also answers
+  /// comparisons (`$0.created >= start && $0.created < end`: a `fetchCount` of it costs
+  /// O(log *n*)) and fetches sorted first by the attribute with a `fetchLimit` (the top 20, a
+  /// page at any offset), which read O(log *n* + *k*) objects instead of sorting them all.
+  /// Every change of the attribute then costs O(log *n*) more. A UUID attribute's ordered
+  /// index is made the first time a fetch asks for its order.
   @inlinable
   public static var indexed: AttributeOption { AttributeOption(.indexed) }
 }

@@ -119,7 +119,8 @@ public struct AttributeDescription: Hashable, Codable, Sendable {
   public var isOptional: Bool
   /// Whether no two objects of the entity may hold the same value.
   public var isUnique: Bool
-  /// Whether fetches by equality on this attribute use an index.
+  /// Whether fetches by equality on this attribute use an index (and, for a type with an
+  /// order, comparisons and sorts: see ``AttributeOption/indexed``).
   public var isIndexed: Bool
   /// For a ``AttributeType/codable`` attribute, its Swift type's name and shape (the keys
   /// and value types its decoding asks for, see ``CodableShape``), e.g.
