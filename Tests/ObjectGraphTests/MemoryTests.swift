@@ -67,6 +67,58 @@ import Testing
     #expect(weakBox == nil)
   }
 
+  @MainActor
+  @Test func aContainerAndItsMainContextFormNoCycle() throws {
+    weak var weakContainer: ObjectContainer?
+    weak var weakContext: ObjectContext?
+    weak var weakBox: Box?
+    try {
+      let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+      let context = container.mainContext
+      #expect(context.container === container)
+      let box = Box(title: "Root")
+      context.insert(box)
+      _ = Box(title: "Child", parent: box)
+      try context.save()
+      weakContainer = container
+      weakContext = context
+      weakBox = box
+    }()
+    #expect(weakContainer == nil)
+    #expect(weakContext == nil)
+    #expect(weakBox == nil)
+  }
+
+  @MainActor
+  @Test func theContainerOfAMainContextThatOutlivedItsOwnFormsNoCycle() throws {
+    weak var weakContainer: ObjectContainer?
+    weak var weakContext: ObjectContext?
+    try {
+      let context = try ObjectContainer(for: Box.self, store: InMemoryStore()).mainContext
+      let container = context.container
+      #expect(container.mainContext === context)
+      weakContainer = container
+      weakContext = context
+    }()
+    #expect(weakContainer == nil)
+    #expect(weakContext == nil)
+  }
+
+  @Test func aContextMadeFromAContainerReleasesItWithItself() throws {
+    weak var weakContainer: ObjectContainer?
+    weak var weakContext: ObjectContext?
+    try {
+      let context = try ObjectContext(ObjectContainer(for: Box.self, store: InMemoryStore()))
+      context.insert(Box(title: "Kept"))
+      try context.save()
+      weakContainer = context.container
+      weakContext = context
+      #expect(weakContainer != nil)
+    }()
+    #expect(weakContainer == nil)
+    #expect(weakContext == nil)
+  }
+
   @Test func aContextKeepsItsStoreOpenAfterItsContainerIsGone() throws {
     let store = InMemoryStore()
     let context = try ObjectContext(ObjectContainer(for: Tag.self, store: store))

@@ -5,6 +5,7 @@ import Foundation
 /// ```swift
 /// let container = try ObjectContainer(for: Box.self, Note.self, store: InMemoryStore())
 /// let context = container.mainContext
+/// let onDisk = try ObjectContainer(for: Box.self, configurations: ModelConfiguration(url: url))
 /// ```
 ///
 /// The container builds its schema once from the model classes, rejecting a model it
@@ -57,9 +58,68 @@ public final class ObjectContainer: Sendable {
   }
 
   /// Creates a container for an array of model classes over a store.
-  public init(for types: [ManagedObject.Type], store: any PersistentStore) throws {
+  public convenience init(for types: [ManagedObject.Type], store: any PersistentStore) throws {
+    let (schema, models) = try Self.schema(for: types)
+    try self.init(
+      schema: schema, models: models, store: store,
+      configurations: Set(ModelConfiguration.describing(store).map { [$0] } ?? []))
+  }
+
+  /// Creates a container for model classes with a configuration (SwiftData's
+  /// `ModelContainer(for:configurations:)`); with none, the default configuration,
+  /// ``ModelConfiguration/init(_:schema:isStoredInMemoryOnly:)``: the default store file.
+  ///
+  /// ```swift
+  /// let container = try ObjectContainer(
+  ///   for: Box.self, configurations: ModelConfiguration(url: url))
+  /// let preview = try ObjectContainer(
+  ///   for: Box.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - types: The model classes; the classes their relationships reach are included.
+  ///   - configurations: At most one configuration: where the objects are kept.
+  /// - Throws: ``ObjectGraphError/Code/invalidConfiguration`` for more than one
+  ///   configuration, or one whose schema is not the models'; ``ObjectGraphError/Code/io``
+  ///   naming the directory when the store's directory cannot be created; otherwise as
+  ///   ``init(for:storeURL:)``.
+  /// - Complexity: O(*n*) in the stored objects, which the main context loads.
+  public convenience init(for types: ManagedObject.Type..., configurations: ModelConfiguration...)
+    throws
+  {
+    try self.init(for: types, configurations: configurations)
+  }
+
+  /// Creates a container for an array of model classes with a configuration (the default
+  /// one when the array is empty).
+  public convenience init(
+    for types: [ManagedObject.Type], configurations: [ModelConfiguration] = []
+  ) throws {
+    guard configurations.count <= 1 else {
+      throw ObjectGraphError(
+        .invalidConfiguration,
+        "a container takes one configuration, but \(configurations.count) were given ("
+          + configurations.map { "\"\($0.name)\"" }.joined(separator: ", ")
+          + "): keep the models of each configuration in a container of its own")
+    }
+    let configuration = configurations.first ?? ModelConfiguration()
+    let (schema, models) = try Self.schema(for: types)
+    if let expected = configuration.schema, expected != schema {
+      throw ObjectGraphError(
+        .invalidConfiguration,
+        "the schema of configuration \"\(configuration.name)\" is not the schema of the "
+          + "models: " + SchemaDifference(stored: expected, requested: schema).summary,
+        file: configuration.isStoredInMemoryOnly ? nil : configuration.url)
+    }
+    try self.init(
+      schema: schema, models: models, store: configuration.makeStore(),
+      configurations: [configuration])
+  }
+
+  /// The schema of model classes: the listed classes first, in order, then the classes their
+  /// relationships reach.
+  private static func schema(for types: [ManagedObject.Type]) throws -> (Schema, [EntityModel]) {
     let models = try ModelRegistry.models(for: types)
-    // The listed classes first, in order, then the classes their relationships reach.
     var ordered: [EntityModel] = []
     var next = 0
     for model in models where !ordered.contains(where: { $0 === model }) { ordered.append(model) }
@@ -80,7 +140,14 @@ public final class ObjectContainer: Sendable {
             + "\(String(reflecting: model.type))", entity: model.name)
       }
     }
-    let schema = Schema(entities: ordered.map(\.entityDescription))
+    return (Schema(entities: ordered.map(\.entityDescription)), ordered)
+  }
+
+  /// Opens the store with the schema and loads the main context.
+  private init(
+    schema: Schema, models: [EntityModel], store: any PersistentStore,
+    configurations: Set<ModelConfiguration>
+  ) throws {
     try store.open(schema: schema)
     let contents: StoreContents
     do {
@@ -91,7 +158,8 @@ public final class ObjectContainer: Sendable {
     }
     self.schema = schema
     coordinator = StoreCoordinator(
-      store: store, schema: schema, models: ordered, nextObjectNumber: contents.nextObjectNumber)
+      store: store, schema: schema, models: models, nextObjectNumber: contents.nextObjectNumber,
+      configurations: configurations)
     do {
       main = try ObjectContext(coordinator: coordinator, contents: consume contents)
       main.deliversOnMainQueue = true
@@ -99,7 +167,22 @@ public final class ObjectContainer: Sendable {
       store.close()
       throw error
     }
+    main.owningContainer = self
   }
+
+  /// A new container object for the main context of a container the app released (see
+  /// ``ObjectContext/container``): the same schema, store and main context.
+  init(coordinator: StoreCoordinator, mainContext: ObjectContext) {
+    schema = coordinator.schema
+    self.coordinator = coordinator
+    main = mainContext
+    mainContext.owningContainer = self
+  }
+
+  /// Where the container keeps its objects (SwiftData's `ModelContainer.configurations`):
+  /// the configuration it was made with; for a container made over a store, the
+  /// configuration of a built-in store (its URL, or in memory only), and none for another.
+  public var configurations: Set<ModelConfiguration> { coordinator.configurations }
 
   /// The context bound to the main actor; the same one each time.
   @MainActor
@@ -108,5 +191,43 @@ public final class ObjectContainer: Sendable {
   /// Closes the store. Contexts of this container can no longer save.
   public func close() {
     coordinator.close()
+  }
+
+  /// Deletes every object of the store, and empties the main context (SwiftData's
+  /// `ModelContainer.deleteAllData()`).
+  ///
+  /// ```swift
+  /// try container.deleteAllData()
+  /// try container.mainContext.fetchCount(FetchDescriptor<Box>())  // 0
+  /// ```
+  ///
+  /// A ``BinaryStore`` replaces its file with an empty one by an atomic rename, as a
+  /// compaction does (it stays open and locked throughout, and the `.partial` file it writes
+  /// becomes the store); an ``InMemoryStore`` drops its objects; any other store is saved one
+  /// changeset deleting every object. Delete rules are not applied (everything goes, deny
+  /// included) and no object number is reused.
+  ///
+  /// The main context then holds nothing: its unsaved changes are discarded, and every object
+  /// it held ends as a deleted object does after a save: detached, its relationships empty,
+  /// its attributes as they were. Its observers and live queries are told at once that each
+  /// object it held was deleted. A context made
+  /// with ``ObjectContext/init(_:)`` before the call keeps the objects it loaded, but its
+  /// saves throw ``ObjectGraphError/Code/storeClosed``: make a new context.
+  ///
+  /// - Throws: The store's ``ObjectGraphError``, naming the file for a ``BinaryStore``; then
+  ///   nothing was deleted, unless the code is ``ObjectGraphError/Code/saveOutcomeUnknown``
+  ///   (the file was emptied, but a crash may bring it back): the main context is emptied
+  ///   then too. ``ObjectGraphError/Code/storeClosed`` after ``close()``.
+  /// - Complexity: O(*n*) in the main context's objects, plus two syncs for the binary
+  ///   store.
+  @MainActor
+  public func deleteAllData() throws {
+    do {
+      try coordinator.removeAllObjects()
+    } catch let error as ObjectGraphError where error.code == .saveOutcomeUnknown {
+      main.discardAllObjects(storeGeneration: coordinator.generation)
+      throw error
+    }
+    main.discardAllObjects(storeGeneration: coordinator.generation)
   }
 }

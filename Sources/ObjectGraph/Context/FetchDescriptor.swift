@@ -21,6 +21,28 @@ public struct FetchDescriptor<T: ManagedObject> {
   public var fetchLimit: Int?
   /// How many of the sorted results to skip.
   public var fetchOffset: Int?
+  /// Relationships whose objects the results will be read through (SwiftData's hint for
+  /// loading them with the results).
+  ///
+  /// ```swift
+  /// var descriptor = FetchDescriptor<Box>()
+  /// descriptor.relationshipKeyPathsForPrefetching = [\.children]
+  /// ```
+  ///
+  /// Accepted for SwiftData's sake and a hint only: the built-in stores hold every object in
+  /// memory, loaded when the context is made, so it changes nothing. O(1): it is not read.
+  public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
+  /// Whether the results include the context's unsaved changes (SwiftData's property).
+  ///
+  /// ```swift
+  /// context.insert(Box(title: "new"))
+  /// try context.fetchCount(FetchDescriptor<Box>())  // counts the unsaved box
+  /// ```
+  ///
+  /// A fetch always answers from the context's objects, pending changes included: unsaved
+  /// inserts are found, unsaved deletes are not, and predicates see unsaved values. `false`
+  /// is accepted for SwiftData's sake and changes nothing. O(1): it is not read.
+  public var includePendingChanges = true
 
   /// Creates a fetch descriptor.
   public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {

@@ -20,19 +20,74 @@ extension ObjectContext {
 
   /// Deletes every object of a model class that matches a predicate (all of them when the
   /// predicate is nil), with the same delete rules as ``delete(_:)``: a "delete all" button.
+  /// SwiftData's `ModelContext.delete(model:where:includeSubclasses:)`.
   ///
   /// ```swift
   /// try context.delete(model: Box.self)
   /// try context.delete(model: Box.self, where: #Predicate { $0.title == "" })
+  /// try context.delete(model: Vehicle.self, includeSubclasses: false)  // not the Trucks
   /// ```
   ///
+  /// Each model class is an entity of its own, and a fetch of a class returns only its own
+  /// instances; this deletes the instances of the container's model classes that inherit
+  /// from `model` too, unless `includeSubclasses` is false. The predicate is evaluated on
+  /// each of them.
+  ///
+  /// - Parameters:
+  ///   - model: The model class.
+  ///   - predicate: Which objects to delete; all when nil.
+  ///   - includeSubclasses: Whether to delete the matching objects of the container's model
+  ///     classes that inherit from `model` too.
   /// - Throws: ``ObjectGraphError`` when the class is not in the schema or the predicate
   ///   cannot be evaluated; nothing is deleted then.
-  public func delete<T: ManagedObject>(model: T.Type, where predicate: Predicate<T>? = nil)
-    throws
-  {
-    let objects = try fetch(FetchDescriptor<T>(predicate: predicate))
+  /// - Complexity: That of a fetch of `model` with the predicate, plus O(*m*) predicate
+  ///   evaluations in the *m* objects of the subclasses, plus ``delete(_:)``'s for what
+  ///   matches.
+  public func delete<T: ManagedObject>(
+    model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
+  ) throws {
+    var objects: [ManagedObject] = try fetch(FetchDescriptor<T>(predicate: predicate))
+    if includeSubclasses {
+      for table in tables where table.model.type != model && table.model.type is T.Type {
+        for case let object as T in sortedByID(table.objects) {
+          do {
+            if try predicate?.evaluate(object) ?? true { objects.append(object) }
+          } catch {
+            throw ObjectGraphError(
+              .invalidFetch,
+              "cannot evaluate the predicate of delete(model: \(model)) on "
+                + "\(table.model.name) \(object.storedObjectID.map { "\($0)" } ?? "(new)"): "
+                + "\(error)", entity: table.model.name, objectID: object.storedObjectID,
+              underlying: error)
+          }
+        }
+      }
+    }
     delete(objects)
+  }
+
+  /// Empties the context after ``ObjectContainer/deleteAllData()`` emptied its store: every
+  /// object is deleted (delete rules are not checked: all go) and leaves the context as a
+  /// deleted object does after a save, detached with its relationships empty; unsaved
+  /// changes are discarded. Observers are told of the deletions now.
+  ///
+  /// - Complexity: O(*n*) in the registered objects and their relationships.
+  func discardAllObjects(storeGeneration: UInt64) {
+    let unsaved = inserted.objects
+    delete(sortedByID(registered.values))
+    // As a save of these deletes commits them (no store is asked: it is empty already).
+    let deletedObjects = deleted.objects
+    for object in deletedObjects {
+      unregister(object)
+      object.detachFromContext(clearingRelationships: true)
+    }
+    // Unsaved objects left at the delete; their deny and no-action relationships did not.
+    for object in unsaved { object.detachFromContext(clearingRelationships: true) }
+    updated.removeAll { $0.changes = nil }
+    deleted.removeAll()
+    withExtendedLifetime(deletedObjects) {}
+    self.storeGeneration = storeGeneration
+    processPendingChanges()
   }
 
   /// Deletes objects as one operation.

@@ -18,7 +18,7 @@ extension ObjectContext {
     for table in tables { table.startBuildingAttributeIndexes() }
     let changeset = makeChangeset()
     try validate()
-    try coordinator.save(changeset)
+    try coordinator.save(changeset, generation: storeGeneration)
     commit()
     notifySaveObservers(.didSave(changeset))
     if changeset.insertedObjects.count >= Self.backgroundReleaseThreshold {

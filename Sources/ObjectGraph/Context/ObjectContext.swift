@@ -18,6 +18,13 @@ import Foundation
 /// relationships, so no reference cycle between parents and children outlives it.
 public final class ObjectContext {
   let coordinator: StoreCoordinator
+  /// The container of a context made with ``init(_:)``, which keeps it (as a SwiftData
+  /// context keeps its container); nil for a main context, which its container owns.
+  private let madeFromContainer: ObjectContainer?
+  /// The container whose main context this is, held weakly: it owns this context.
+  weak var owningContainer: ObjectContainer?
+  /// The generation of the store the objects come from (``StoreCoordinator/generation``).
+  var storeGeneration: UInt64
   /// The identity map: every registered object (inserted, saved or deleted-but-unsaved).
   @exclusivity(unchecked) private(set) var registered = ObjectNumberMap<ManagedObject>()
   /// One table per entity of the schema, in schema order.
@@ -48,11 +55,19 @@ public final class ObjectContext {
   /// - Throws: The store's error when it cannot be read, or
   ///   ``ObjectGraphError/Code/corruptStore`` when its objects do not fit the schema.
   public convenience init(_ container: ObjectContainer) throws {
-    try self.init(coordinator: container.coordinator, contents: container.coordinator.store.load())
+    let (contents, generation) = try container.coordinator.load()
+    try self.init(
+      coordinator: container.coordinator, contents: contents, storeGeneration: generation,
+      container: container)
   }
 
-  init(coordinator: StoreCoordinator, contents: consuming StoreContents) throws {
+  init(
+    coordinator: StoreCoordinator, contents: consuming StoreContents, storeGeneration: UInt64 = 0,
+    container: ObjectContainer? = nil
+  ) throws {
     self.coordinator = coordinator
+    self.storeGeneration = storeGeneration
+    madeFromContainer = container
     for (index, model) in coordinator.models.enumerated() {
       let table = EntityTable(model: model, entityIndex: index)
       tables.append(table)
@@ -79,6 +94,25 @@ public final class ObjectContext {
 
   /// The schema of the context's container.
   public var schema: Schema { coordinator.schema }
+
+  /// The container this context belongs to (SwiftData's `ModelContext.container`).
+  ///
+  /// ```swift
+  /// let context = container.mainContext
+  /// context.container === container  // true
+  /// ```
+  ///
+  /// A context made with ``init(_:)`` keeps its container alive. The main context is owned
+  /// by its container and refers to it weakly, so the two form no cycle; if the app released
+  /// the container and kept the main context, this gives a new container object over the
+  /// same schema and store, whose ``ObjectContainer/mainContext`` is this context (and the
+  /// same object each time while someone holds it).
+  ///
+  /// - Complexity: O(1).
+  public var container: ObjectContainer {
+    if let container = madeFromContainer ?? owningContainer { return container }
+    return ObjectContainer(coordinator: coordinator, mainContext: self)
+  }
 
   /// Whether anything was inserted, changed or deleted since the last save.
   public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }

@@ -56,6 +56,19 @@ public final class InMemoryStore: PersistentStore {
     }
   }
 
+  /// Drops every object, keeping the schema; the next object number becomes the stored one
+  /// or `reserved`, whichever is larger.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/storeClosed`` when the store is not open.
+  /// - Complexity: O(*n*) in the number of objects, to free them.
+  func removeAllObjects(nextObjectNumber reserved: UInt64) throws {
+    try state.withLock { state in
+      guard state.isOpen else { throw Self.closedError() }
+      state.objects = [:]
+      state.nextObjectNumber = max(state.nextObjectNumber, reserved)
+    }
+  }
+
   public func close() {
     state.withLock { $0.isOpen = false }
   }

@@ -21,6 +21,9 @@ public struct ObjectGraphError: Error, CustomStringConvertible, Sendable {
 
     /// A model class cannot be persisted as declared (container creation).
     public static let invalidModel = Code(rawValue: "invalidModel")
+    /// A container cannot be made with the configurations given (more than one, or a
+    /// configuration's schema that is not the models' schema).
+    public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
     /// An object is not of an entity of this container's schema.
     public static let unknownEntity = Code(rawValue: "unknownEntity")
     /// Two objects hold the same value of a unique attribute (save).

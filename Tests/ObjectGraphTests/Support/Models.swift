@@ -137,3 +137,19 @@ final class Sample: ManagedObject {
   @Attribute var settings = Settings(volume: 1, labels: [])
   @Attribute var optionalSettings: Settings? = nil
 }
+
+/// A model class other model classes inherit from: each class is an entity of its own (not
+/// in `allModels`; the container tests list them).
+class Vehicle: ManagedObject {
+  @Attribute var name = ""
+
+  convenience init(name: String) {
+    self.init()
+    self.name = name
+  }
+}
+
+/// A subclass model: ``Vehicle``'s attributes and its own.
+final class Truck: Vehicle {
+  @Attribute var load = 0
+}

@@ -245,6 +245,49 @@ public final class BinaryStore: PersistentStore {
     try withOpenState { try compact(&$0) }
   }
 
+  /// Replaces the file with one holding no objects (the header and an empty snapshot that
+  /// records the next object number: the stored one or `reserved`, whichever is larger, so
+  /// no number handed out before is handed out again), written and installed as a compaction is: beside the
+  /// store as `<name>.partial`, synced, renamed over the store, the directory synced. The
+  /// store stays open and locked throughout, so no other opener sees the old file or no
+  /// file; the old file's bytes go with its last name, and the `.partial` is the new file.
+  ///
+  /// - Throws: ``ObjectGraphError`` naming the file: ``ObjectGraphError/Code/io`` when a
+  ///   step before the rename fails (the old file is then untouched),
+  ///   ``ObjectGraphError/Code/storeNeedsReopen`` when saves are refused,
+  ///   ``ObjectGraphError/Code/storeClosed`` when not open, and
+  ///   ``ObjectGraphError/Code/saveOutcomeUnknown`` when the directory sync after the rename
+  ///   fails: the store is empty now, but a crash could bring the old file back, so it
+  ///   refuses saves until it is opened again.
+  /// - Complexity: O(1), plus two syncs.
+  func removeAllObjects(nextObjectNumber reserved: UInt64) throws {
+    try withOpenState { state in
+      try refuseIfNeedsReopen(state)
+      let nextObjectNumber = max(state.shapes.nextObjectNumber, reserved)
+      let header = try BinaryStoreHeader.encode(schema: state.schema)
+      let record = try RecordWriter.encodeSnapshot(
+        [ObjectSnapshot](), nextObjectNumber: nextObjectNumber)
+      let installed = try compactor.installCompactedFile(header: header, snapshot: record.bytes)
+      state.file.close()
+      state.file = installed.file
+      state.header.byteCount = header.count
+      state.header.formatVersion = Int(BinaryFormat.currentVersion)
+      state.shapes = ObjectShapes(
+        schema: state.schema,
+        contents: StoreContents(objects: [], nextObjectNumber: nextObjectNumber))
+      state.openedContents = nil
+      state.recordsSinceCompaction = 1
+      state.recovery = nil
+      if !installed.directorySynced {
+        state.refusal = "syncing the store's directory after emptying it failed"
+        throw ObjectGraphError(
+          .saveOutcomeUnknown,
+          "emptied the store, but syncing its directory failed: a crash may bring its "
+            + "objects back; open the store again", file: url)
+      }
+    }
+  }
+
   /// Figures about the file; all zero when the store is not open.
   public var statistics: BinaryStoreStatistics {
     phase.withLock { phase in
