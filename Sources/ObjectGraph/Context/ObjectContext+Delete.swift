@@ -165,6 +165,18 @@ extension ObjectContext {
     }
   }
 
+  /// Makes a saved object deleted in this context (the deletion not saved) live again:
+  /// ``rollback()`` and ``insert(_:)`` of it. Its slots stay as they are (rollback has put
+  /// back its saved values first); the deleted set lets it go, its table takes it back, and
+  /// observers hear of an insert (or of nothing, if they had not heard of the deletion).
+  func bringBack(_ object: ManagedObject) {
+    noteWillTouch(object)
+    deleted.remove(object)
+    object.lifecycle = .persisted
+    pending.noteInsert(object)
+    table(for: object.model).add(object)
+  }
+
   /// Removes references to deleted objects held by relationships that have no inverse.
   private func removeOneWayReferences(
     to doomed: Set<ObjectIdentifier>, models: Set<ObjectIdentifier>

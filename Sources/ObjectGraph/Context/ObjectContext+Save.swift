@@ -57,12 +57,7 @@ extension ObjectContext {
       }
       object.changes = nil
     }
-    for object in deleted.objects {
-      noteWillTouch(object)
-      object.lifecycle = .persisted
-      pending.noteInsert(object)
-      table(for: object.model).add(object)
-    }
+    for object in deleted.objects { bringBack(object) }
     for object in insertedObjects {
       object.detachFromContext(clearingRelationships: true)
       object.storedObjectID = nil

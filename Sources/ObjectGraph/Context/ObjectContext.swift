@@ -168,8 +168,21 @@ public final class ObjectContext {
 
   /// Inserts an object and every object it reaches through relationships.
   ///
-  /// Inserting an object already in this context does nothing. Objects reached through
-  /// relationships that are already in this context stay as they are.
+  /// Inserting an object already in this context does nothing, unless it was deleted in
+  /// this context and the deletion is not saved yet: then the deletion is cancelled, as
+  /// Core Data's `insert` does, and the object is live again with its values as they are
+  /// now. What the delete did to other objects stays done (the objects its cascade deleted
+  /// stay deleted until they are inserted again too; relations its nullify rule undid stay
+  /// undone), so an app that deletes everything and inserts the same objects again relates
+  /// them again, as Apple's sample data reload does. An object whose deletion was saved has
+  /// left the context, and inserting it makes it a new object, with a new ``ObjectID``, its
+  /// attribute values, and no relations. Objects reached through relationships that are
+  /// already in this context stay as they are.
+  ///
+  /// ```swift
+  /// context.delete(box)
+  /// context.insert(box)   // not deleted after all
+  /// ```
   ///
   /// - Precondition: The object's class is in the container's schema, and neither it nor any
   ///   object it reaches belongs to another context; otherwise the program stops with a
@@ -182,7 +195,10 @@ public final class ObjectContext {
     var next: ManagedObject? = object
     while let current = next ?? pending.popLast() {
       next = nil
-      if current.isTracked(by: self) { continue }
+      if current.isTracked(by: self) {
+        if current.lifecycle == .deleted { bringBack(current) }
+        continue
+      }
       if let owner = current.trackingContext {
         fatalError(
           MisuseMessage.inserting(current, reachedFrom: object, into: self, ownedBy: owner))
