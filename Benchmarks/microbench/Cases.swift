@@ -9,7 +9,7 @@ enum Cases {
     let groups: [[MicroBenchmark]] = [
       identity(), objects(roots: roots), attributes(roots: roots),
       relationships(roots: roots), lists(), fetches(roots: roots), queries(), orderedIndexes(),
-      persistence(roots: roots),
+      persistence(roots: roots), swiftDataStyle(),
       notifications(),
     ]
     return groups.flatMap { $0 }
