@@ -67,6 +67,9 @@ extension RelatedObjects {
     return unsafeDowncast(object, to: Element.self)
   }
 
+  /// The most offsets ``move(fromOffsets:toOffset:)`` makes as single moves.
+  static var largestMoveByMoves: Int { 64 }
+
   /// Moves one object: removes it at `from` and inserts it at `to` (`Array` semantics).
   ///
   /// - Precondition: `from` and `to` are in `0..<count`; otherwise the program stops with a
@@ -85,10 +88,15 @@ extension RelatedObjects {
   }
 
   /// Moves objects the way SwiftUI's `onMove` reports it: the objects at `offsets` go before
-  /// the object that was at `destination`.
+  /// the object that was at `destination`, in their order.
+  ///
+  /// Made as one ``move(from:to:)`` per object (up to 64 objects; more become one
+  /// assignment of the reordered list), so the store records a drag of *k* rows as *k*
+  /// moves, not a rewrite of the rows between.
   ///
   /// - Precondition: Every offset is in `0..<count` and `destination` in `0...count`, as
   ///   for ``move(from:to:)``.
+  /// - Complexity: O(*k*) bookkeeping for *k* offsets, besides the array's own work.
   public func move<Element>(fromOffsets offsets: IndexSet, toOffset destination: Int)
   where Value == [Element] {
     let count = owner.slots[index].objects.count
@@ -103,9 +111,19 @@ extension RelatedObjects {
         MisuseMessage.indexOutOfRange(
           destination, "destination offset", of: owner, index, count: count, endIsValid: true))
     }
-    if offsets.count == 1, let from = offsets.first {
-      let to = destination > from ? destination - 1 : destination
-      move(from: from, to: to)
+    if offsets.count <= Self.largestMoveByMoves {
+      // The rows above the destination, in order, each to just above it (each shifts the
+      // ones moved before it up by one), then the rows below it, in order, each just after
+      // the rows placed so far.
+      let above = offsets.filter { $0 < destination }
+      for (moved, from) in above.enumerated() where from - moved != destination - 1 {
+        owner.moveRelated(from: from - moved, to: destination - 1, in: index)
+      }
+      var target = destination
+      for from in offsets where from >= destination {
+        if from != target { owner.moveRelated(from: from, to: target, in: index) }
+        target += 1
+      }
       return
     }
     var list = owner.slots[index].objects
