@@ -28,7 +28,7 @@ final class Trip: ManagedObject {
 final class Stay: ManagedObject {
   @Attribute var place: String
   @Attribute(originalName: "cost") var price: Double
-  @Relationship var trip: Trip? = nil
+  @Relationship(originalName: "journey") var trip: Trip? = nil
 
   init(place: String, price: Double) {
     super.init()
@@ -155,6 +155,7 @@ private func identifiers<T: Identifiable>(_ objects: [T]) -> [T.ID] { objects.ma
     let stay = try #require(schema.entities.first { $0.name == "Stay" })
     #expect(stay.properties.first { $0.name == "price" }?.originalName == "cost")
     #expect(stay.properties.first { $0.name == "place" }?.originalName == nil)
+    #expect(stay.properties.first { $0.name == "trip" }?.originalName == "journey")
 
     var withoutNames = schema
     for entity in withoutNames.entities.indices {
@@ -328,12 +329,21 @@ enum OptionalRoomSchedule {
     stack = try stack.reopened()
     let loaded = try #require(try stack.context.fetch(FetchDescriptor<Zoo>()).first)
     #expect(loaded.animals?.map(\.name) == ["Ibis", "Otter", "Lynx", "Heron"])
+    var heard: [ListChange] = []
+    let token = stack.context.observe(loaded, relationship: \.animals) { heard.append($0) }
+    loaded.animals?.swapAt(0, 3)
+    stack.context.processPendingChanges()
+    #expect(heard.count == 1)
+    #expect(loaded.animals?.map(\.name) == ["Heron", "Otter", "Lynx", "Ibis"])
     let otter = try #require(loaded.animals?[1])
     loaded.animals = nil
+    stack.context.processPendingChanges()
+    #expect(heard.last == ListChange(removed: [0, 1, 2, 3]))
     #expect(loaded.animals == [])
     #expect(otter.zoo == nil)
     otter.zoo = loaded
     #expect(loaded.animals?.map(\.name) == ["Otter"])
+    withExtendedLifetime(token) {}
     stack.context.delete(loaded)  // cascade
     try stack.context.save()
     #expect(try stack.context.fetchCount(FetchDescriptor<Animal>()) == 3)

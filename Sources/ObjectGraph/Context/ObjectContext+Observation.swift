@@ -99,6 +99,20 @@ extension ObjectContext {
       for: observers.add(RelationshipObserver(owner: object, property: property, handler: handler)))
   }
 
+  /// Calls `handler` with the difference each time an ordered to-many relationship declared
+  /// in the CloudKit shape (`[T]?`) changes, as for a `[T]` relationship.
+  ///
+  /// - Returns: A token; dropping it stops delivery.
+  public func observe<T: ManagedObject, U: ManagedObject>(
+    _ object: T, relationship keyPath: KeyPath<T, [U]?>, _ handler: @escaping (ListChange) -> Void
+  ) -> ObservationToken {
+    guard let property = object.model.propertyIndex(for: keyPath) else {
+      fatalError(MisuseMessage.observing(keyPath, of: object))
+    }
+    return token(
+      for: observers.add(RelationshipObserver(owner: object, property: property, handler: handler)))
+  }
+
   /// A query whose results stay current as the context changes.
   ///
   /// - Throws: As ``fetch(_:)``.

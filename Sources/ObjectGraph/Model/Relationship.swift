@@ -110,6 +110,67 @@ public struct Relationship<Value: RelationshipValue> {
       maximumModelCount: maximumModelCount)
   }
 
+  /// Declares a relationship with the name it had in an earlier version of the model
+  /// (SwiftData's `originalName:`, recorded in the schema for migrations), a delete rule and
+  /// optional count bounds.
+  @inlinable
+  public init(
+    deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil,
+    maximumModelCount: Int? = nil, originalName: String
+  ) {
+    self.init(
+      deleteRule: deleteRule, minimumModelCount: minimumModelCount,
+      maximumModelCount: maximumModelCount)
+    Self.noteOriginalName(originalName)
+  }
+
+  /// Declares a relationship with an initial value (`[]` or `nil`, never evaluated) and the
+  /// name it had in an earlier version of the model.
+  @inlinable
+  public init(
+    wrappedValue: @autoclosure () -> Value, deleteRule: DeleteRule = .nullify,
+    minimumModelCount: Int? = nil, maximumModelCount: Int? = nil, originalName: String
+  ) {
+    self.init(
+      deleteRule: deleteRule, minimumModelCount: minimumModelCount,
+      maximumModelCount: maximumModelCount, originalName: originalName)
+  }
+
+  /// Declares a relationship with its inverse, written in SwiftData's order (`originalName:`
+  /// before `inverse:`), and the name it had in an earlier version of the model.
+  @inlinable
+  public init<Destination: ManagedObject, Inverse: RelationshipValue>(
+    deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = nil,
+    maximumModelCount: Int? = nil, originalName: String,
+    inverse: @autoclosure () -> KeyPath<Destination, Inverse>
+  ) {
+    self.init(
+      deleteRule: deleteRule, inverse: inverse(), minimumModelCount: minimumModelCount,
+      maximumModelCount: maximumModelCount)
+    Self.noteOriginalName(originalName)
+  }
+
+  /// Declares a relationship with an initial value (`[]` or `nil`, never evaluated), its
+  /// inverse and the name it had in an earlier version of the model.
+  @inlinable
+  public init<Destination: ManagedObject, Inverse: RelationshipValue>(
+    wrappedValue: @autoclosure () -> Value, deleteRule: DeleteRule = .nullify,
+    minimumModelCount: Int? = nil, maximumModelCount: Int? = nil, originalName: String,
+    inverse: @autoclosure () -> KeyPath<Destination, Inverse>
+  ) {
+    self.init(
+      deleteRule: deleteRule, minimumModelCount: minimumModelCount,
+      maximumModelCount: maximumModelCount, originalName: originalName, inverse: inverse())
+  }
+
+  /// Records, while the class is described, the name the relationship described last had
+  /// in an earlier version of the model.
+  @inlinable
+  static func noteOriginalName(_ name: String) {
+    guard ModelBuildState.currentFrame().pointee.mode == .describe else { return }
+    ModelBuildState.current.noteOriginalName(name)
+  }
+
   /// Pushes the relationship's empty slot for an object being created or described, and
   /// records its declaration when described.
   @usableFromInline
