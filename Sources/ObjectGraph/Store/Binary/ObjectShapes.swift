@@ -57,8 +57,9 @@ struct ObjectShapes {
   private let hasRelationships: [Bool]
   /// The entity of each live object.
   private var entities = ObjectNumberMap<Int32>()
-  /// The objects of each non-empty ordered list, by property number, then object.
-  private var lists: [ObjectNumberMap<[ObjectID]>]
+  /// The objects of each non-empty ordered list, by property number, then object: in
+  /// chunks, so that an edit of a long list shifts one chunk (``ChunkedList``).
+  private var lists: [ObjectNumberMap<ChunkedList<ObjectID>>]
   /// The object each set to-one relationship refers to, by property number, then object.
   private var toOnes: [ObjectNumberMap<ObjectID>]
   /// How many references of live objects name each object (absent for none).
@@ -258,7 +259,7 @@ struct ObjectShapes {
       _ = toOnes[Int(toOne.property)].insert(toOne.target, for: toOne.id)
     }
     for list in relations.lists where skipped[list.id] == nil {
-      _ = lists[Int(list.property)].insert(list.targets, for: list.id)
+      _ = lists[Int(list.property)].insert(ChunkedList(list.targets), for: list.id)
     }
   }
 
@@ -506,7 +507,7 @@ struct ObjectShapes {
       case .reference(let target) where undo.wasEmpty:
         _ = toOnes[property].insert(target, for: id)
       case .references(let targets) where undo.wasEmpty && !targets.isEmpty:
-        _ = lists[property].insert(targets, for: id)
+        _ = lists[property].insert(ChunkedList(targets), for: id)
       case .reference(let target): undo.record(.toOne(key, setToOne(target, key)))
       case .references(let targets) where !targets.isEmpty:
         undo.record(.list(key, setList(targets, key)))
@@ -608,10 +609,10 @@ struct ObjectShapes {
   ///
   /// - Complexity: O(*m*) in the objects of both lists.
   private mutating func setList(_ targets: [ObjectID]?, _ key: ListKey) -> [ObjectID]? {
-    let old = lists[Int(key.property)].updateValue(targets, for: key.id)
+    let old = lists[Int(key.property)].updateValue(targets.map(ChunkedList.init), for: key.id)
     if let old { for target in old { count(target, by: -1) } }
     if let targets { for target in targets { count(target, by: 1) } }
-    return old
+    return old?.elements
   }
 
   /// Applies `edits` to list `key` in place, counting references, after checking that each
@@ -626,7 +627,7 @@ struct ObjectShapes {
     var counts: [(ObjectID, Int32)] = []
     defer { for (target, delta) in counts { count(target, by: delta) } }
     try lists[Int(key.property)].modifyValue(for: key.id) { list in
-      var targets = list.take() ?? []
+      var targets = list.take() ?? ChunkedList()
       defer { list = targets.isEmpty ? nil : targets }
       for edit in edits {
         _ = try edit.count(after: targets.count)
