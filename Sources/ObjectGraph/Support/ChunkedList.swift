@@ -7,9 +7,9 @@
 /// third of what a durable drag cost beyond its sync. Here it moves at most
 /// ``maximumChunkCount`` elements and walks the chunk counts to find the place.
 ///
-/// A list made from an array is one chunk that shares the array's storage (a loaded list
-/// costs nothing until it is edited); the first edit of a chunk longer than the maximum
-/// splits it into halves of the maximum. A chunk left with fewer than a quarter of the
+/// A list of at most the maximum is a plain array, edited as one. A list made from an
+/// array shares the array's storage (a loaded list costs nothing until it is edited); the
+/// first edit of a list longer than the maximum splits it into chunks of half the maximum. A chunk left with fewer than a quarter of the
 /// maximum is joined to a neighbour when both fit in one, and an empty one is dropped. The
 /// elements' order is the chunks' order; `debugCheckInvariants()` checks, in debug builds,
 /// that no chunk is empty and that ``count`` is their sum.
@@ -17,19 +17,23 @@ struct ChunkedList<Element>: Sequence {
   /// The most elements an edited chunk holds.
   static var maximumChunkCount: Int { 512 }
 
-  private var chunks: [[Element]]
+  /// The elements while the list is one chunk (no more than the maximum, or loaded and not
+  /// edited since): a list of the usual size costs what an array does.
+  private var flat: [Element]
+  /// The chunks, once a long list is edited; nil while the list is ``flat``.
+  private var chunks: [[Element]]?
   /// The number of elements.
   private(set) var count: Int
 
   /// An empty list.
   init() {
-    chunks = []
-    count = 0
+    self.init([])
   }
 
   /// A list of `elements`, sharing their storage.
   init(_ elements: [Element]) {
-    chunks = elements.isEmpty ? [] : [elements]
+    flat = elements
+    chunks = nil
     count = elements.count
   }
 
@@ -37,40 +41,54 @@ struct ChunkedList<Element>: Sequence {
 
   /// The elements, in order.
   ///
-  /// - Complexity: O(*n*).
-  var elements: [Element] { chunks.count == 1 ? chunks[0] : Array(chunks.joined()) }
+  /// - Complexity: O(1) for a flat list; O(*n*) once chunked.
+  var elements: [Element] { chunks.map { Array($0.joined()) } ?? flat }
 
-  func makeIterator() -> FlattenSequence<[[Element]]>.Iterator {
-    chunks.joined().makeIterator()
+  /// Iterates the elements in order, flat or chunked.
+  struct Iterator: IteratorProtocol {
+    fileprivate var flat: IndexingIterator<[Element]>
+    fileprivate var chunked: FlattenSequence<[[Element]]>.Iterator?
+
+    mutating func next() -> Element? { chunked != nil ? chunked!.next() : flat.next() }
+  }
+
+  func makeIterator() -> Iterator {
+    Iterator(flat: flat.makeIterator(), chunked: chunks?.joined().makeIterator())
   }
 
   /// The element at `index`.
   ///
   /// - Complexity: O(*n* / ``maximumChunkCount``).
   subscript(index: Int) -> Element {
-    let (chunk, offset) = place(of: index)
+    guard let chunks else { return flat[index] }
+    let (chunk, offset) = place(of: index, in: chunks)
     return chunks[chunk][offset]
   }
 
   /// Inserts `element` so that it ends up at `index` (`0...count`).
   ///
-  /// - Complexity: O(*n* / ``maximumChunkCount`` + ``maximumChunkCount``), once a loaded
-  ///   chunk is split.
+  /// - Complexity: O(*n* / ``maximumChunkCount`` + ``maximumChunkCount``), once a long
+  ///   loaded list is split.
   mutating func insert(_ element: Element, at index: Int) {
     precondition(index >= 0 && index <= count, "ChunkedList: insert at \(index) of \(count)")
-    if chunks.isEmpty {
-      chunks = [[element]]
-      count = 1
-      return
+    count += 1
+    if chunks == nil {
+      if flat.count < Self.maximumChunkCount {
+        flat.insert(element, at: index)
+        return
+      }
+      chunks = [flat]
+      flat = []
     }
     // The end of the list belongs to the last chunk.
     var (chunk, offset) =
-      index == count ? (chunks.count - 1, chunks[chunks.count - 1].count) : place(of: index)
-    if chunks[chunk].count >= Self.maximumChunkCount {
+      index == count - 1
+      ? (chunks!.count - 1, chunks![chunks!.count - 1].count)
+      : place(of: index, in: chunks!)
+    if chunks![chunk].count >= Self.maximumChunkCount {
       (chunk, offset) = split(chunk, keeping: offset)
     }
-    chunks[chunk].insert(element, at: offset)
-    count += 1
+    chunks![chunk].insert(element, at: offset)
     debugCheckInvariants()
   }
 
@@ -80,30 +98,42 @@ struct ChunkedList<Element>: Sequence {
   @discardableResult
   mutating func remove(at index: Int) -> Element {
     precondition(index >= 0 && index < count, "ChunkedList: remove at \(index) of \(count)")
-    var (chunk, offset) = place(of: index)
-    if chunks[chunk].count > Self.maximumChunkCount {
+    count -= 1
+    if chunks == nil {
+      if flat.count <= Self.maximumChunkCount { return flat.remove(at: index) }
+      chunks = [flat]
+      flat = []
+    }
+    var (chunk, offset) = place(of: index, in: chunks!)
+    if chunks![chunk].count > Self.maximumChunkCount {
       (chunk, offset) = split(chunk, keeping: offset)
     }
-    let element = chunks[chunk].remove(at: offset)
-    count -= 1
+    let element = chunks![chunk].remove(at: offset)
     joinIfSmall(chunk)
+    // An emptied list is flat again.
+    if count == 0 { chunks = nil }
     debugCheckInvariants()
     return element
   }
 
   /// Moves the element at `from` to `to` (`Array` semantics: removed, then inserted there).
   ///
-  /// - Complexity: As ``insert(_:at:)``.
+  /// - Complexity: As ``insert(_:at:)``; one rotation of the elements between for a flat
+  ///   list.
   mutating func moveElement(from: Int, to: Int) {
     precondition(
       from >= 0 && from < count && to >= 0 && to < count,
       "ChunkedList: move from \(from) to \(to) of \(count)")
     guard from != to else { return }
+    if chunks == nil, flat.count <= Self.maximumChunkCount {
+      flat.moveElement(from: from, to: to)
+      return
+    }
     insert(remove(at: from), at: to)
   }
 
   /// The chunk and offset of `index` (`0..<count`).
-  private func place(of index: Int) -> (chunk: Int, offset: Int) {
+  private func place(of index: Int, in chunks: [[Element]]) -> (chunk: Int, offset: Int) {
     var offset = index
     for chunk in chunks.indices {
       let length = chunks[chunk].count
@@ -117,11 +147,11 @@ struct ChunkedList<Element>: Sequence {
   /// now is.
   private mutating func split(_ chunk: Int, keeping offset: Int) -> (chunk: Int, offset: Int) {
     let half = Self.maximumChunkCount / 2
-    let whole = chunks[chunk]
+    let whole = chunks![chunk]
     let pieces = stride(from: 0, to: whole.count, by: half).map {
       Array(whole[$0..<Swift.min($0 + half, whole.count)])
     }
-    chunks.replaceSubrange(chunk...chunk, with: pieces)
+    chunks!.replaceSubrange(chunk...chunk, with: pieces)
     // An offset at the very end belongs to the last piece.
     let piece = Swift.min(offset / half, pieces.count - 1)
     return (chunk + piece, offset - piece * half)
@@ -130,17 +160,17 @@ struct ChunkedList<Element>: Sequence {
   /// Joins chunk `chunk` to a neighbour when it has fallen under a quarter of the maximum
   /// and both fit in one, and drops it when it is empty.
   private mutating func joinIfSmall(_ chunk: Int) {
-    let length = chunks[chunk].count
+    let length = chunks![chunk].count
     guard length < Self.maximumChunkCount / 4 else { return }
     if length == 0 {
-      chunks.remove(at: chunk)
+      chunks!.remove(at: chunk)
       return
     }
-    for neighbour in [chunk - 1, chunk + 1] where chunks.indices.contains(neighbour) {
-      guard chunks[neighbour].count + length <= Self.maximumChunkCount else { continue }
+    for neighbour in [chunk - 1, chunk + 1] where chunks!.indices.contains(neighbour) {
+      guard chunks![neighbour].count + length <= Self.maximumChunkCount else { continue }
       let (first, second) = (Swift.min(chunk, neighbour), Swift.max(chunk, neighbour))
-      chunks[first] += chunks[second]
-      chunks.remove(at: second)
+      chunks![first] += chunks![second]
+      chunks!.remove(at: second)
       return
     }
   }
@@ -148,6 +178,7 @@ struct ChunkedList<Element>: Sequence {
   /// Checks, in debug builds, that the chunks hold ``count`` elements and none is empty.
   private func debugCheckInvariants() {
     #if DEBUG
+      guard let chunks else { return assert(flat.count == count, "ChunkedList: count drifted") }
       assert(chunks.reduce(0) { $0 + $1.count } == count, "ChunkedList: count drifted")
       assert(!chunks.contains { $0.isEmpty }, "ChunkedList: an empty chunk was kept")
     #endif
