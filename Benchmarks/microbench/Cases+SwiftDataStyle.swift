@@ -71,6 +71,23 @@ extension Cases {
           for session in deleted { context.delete(session) }
           return { number in context.insert(deleted[number]) }
         },
+        MicroBenchmark("fetchIdentifiers of 20 of \(label) by starts", iterations: 200) {
+          let (container, _) = try scheduleFixture(sessions: size)
+          var descriptor = FetchDescriptor<Session>(sortBy: [SortDescriptor(\.starts)])
+          descriptor.fetchLimit = 20
+          return { _ in blackHole(try container.mainContext.fetchIdentifiers(descriptor)) }
+        },
+        MicroBenchmark("transaction { insert } beside \(label)", iterations: 1_000) {
+          let (container, track) = try scheduleFixture(sessions: size)
+          let context = container.mainContext
+          return { number in
+            try context.transaction {
+              _ = Session(
+                title: "Talk \(number)", starts: Date(timeIntervalSince1970: Double(number)),
+                track: track)
+            }
+          }
+        },
         MicroBenchmark("deleteAllData() of \(label) sessions", batchOf: size) {
           let (container, _) = try scheduleFixture(sessions: size)
           return { _ in try container.deleteAllData() }

@@ -349,3 +349,56 @@ enum OptionalRoomSchedule {
     #expect(try stack.context.fetchCount(FetchDescriptor<Animal>()) == 3)
   }
 }
+
+/// `ModelContext`'s members under SwiftData's names.
+@Suite struct SwiftDataContextNameTests {
+  @Test(arguments: StoreKind.allCases)
+  func modelContextMembersWorkUnderSwiftDataNames(store: StoreKind) throws {
+    let stack = try Stack(store, models: [Trip.self, Stay.self])
+    let context: ModelContext = stack.context
+    let container: ModelContainer = stack.container
+    #expect(context.container === container)
+    let lisbon = Trip(name: "Lisbon", start: Date(timeIntervalSince1970: 10))
+    let porto = Trip(name: "Porto", start: Date(timeIntervalSince1970: 20))
+    try context.transaction {
+      context.insert(lisbon)
+      context.insert(porto)
+      #expect(context.insertedModelsArray.count == 2)
+    }
+    #expect(!context.hasChanges)
+    lisbon.notes = "by train"
+    #expect(context.changedModelsArray == [lisbon])
+    context.delete(porto)
+    #expect(context.deletedModelsArray == [porto])
+    context.rollback()
+
+    let id = try #require(lisbon.persistentModelID)
+    #expect(context.model(for: id) === lisbon)
+    #expect((context.registeredModel(for: id) as Trip?) === lisbon)
+    #expect((context.registeredModel(for: id) as Stay?) == nil)
+    let byStart = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.start, order: .reverse)])
+    #expect(try context.fetchIdentifiers(byStart) == [porto.objectID!, lisbon.objectID!])
+    var names: [String] = []
+    try context.enumerate(byStart) { names.append($0.name) }
+    #expect(names == ["Porto", "Lisbon"])
+  }
+
+  @Test func aTransactionThatThrowsLeavesNothingStoredOrChanged() throws {
+    let stack = try Stack(.binary, models: [Trip.self, Stay.self])
+    struct Stop: Error {}
+    #expect(throws: Stop.self) {
+      try stack.context.transaction {
+        stack.context.insert(Trip(name: "Never", start: Date()))
+        throw Stop()
+      }
+    }
+    #expect(!stack.context.hasChanges)
+    // A save that fails (a name never set) rolls back too.
+    #expect(throws: ObjectGraphError.self) {
+      try stack.context.transaction { stack.context.insert(Trip()) }
+    }
+    #expect(!stack.context.hasChanges)
+    let reopened = try stack.reopened()
+    #expect(try reopened.context.fetchCount(FetchDescriptor<Trip>()) == 0)
+  }
+}
