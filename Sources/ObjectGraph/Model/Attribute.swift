@@ -76,7 +76,7 @@ public struct Attribute<Value> {
     originalName: String
   ) {
     index = Self.register(wrappedValue, options)
-    Self.noteOriginalName(originalName)
+    ModelBuildState.noteOriginalName(originalName)
   }
 
   /// Declares an attribute without a default value, as SwiftData models do
@@ -111,7 +111,7 @@ public struct Attribute<Value> {
   @inlinable
   public init(_ options: AttributeOption..., originalName: String) {
     index = Self.registerUnset(options)
-    Self.noteOriginalName(originalName)
+    ModelBuildState.noteOriginalName(originalName)
   }
 
   /// Pushes the slot of an attribute declared without a default: `.null`, which a save
@@ -127,14 +127,6 @@ public struct Attribute<Value> {
     case .describe:
       return describeUnset(Array(options))
     }
-  }
-
-  /// Records, while the class is described, the name the attribute described last had in
-  /// an earlier version of the model.
-  @inlinable
-  static func noteOriginalName(_ name: String) {
-    guard ModelBuildState.currentFrame().pointee.mode == .describe else { return }
-    ModelBuildState.current.noteOriginalName(name)
   }
 
   /// Pushes the prototype's slot of an attribute declared without a default.

@@ -224,6 +224,15 @@ final class ModelBuildState {
     return try body()
   }
 
+  /// Records, while a class is described, the name the property described last (an
+  /// attribute or a relationship) had in an earlier version of the model; does nothing for
+  /// an object created or loaded.
+  @inlinable
+  static func noteOriginalName(_ name: String) {
+    guard currentFrame().pointee.mode == .describe else { return }
+    current.noteOriginalName(name)
+  }
+
   /// Records the name the property described last had in an earlier version of the model.
   @usableFromInline
   func noteOriginalName(_ name: String) {

@@ -121,7 +121,7 @@ public struct Relationship<Value: RelationshipValue> {
     self.init(
       deleteRule: deleteRule, minimumModelCount: minimumModelCount,
       maximumModelCount: maximumModelCount)
-    Self.noteOriginalName(originalName)
+    ModelBuildState.noteOriginalName(originalName)
   }
 
   /// Declares a relationship with an initial value (`[]` or `nil`, never evaluated) and the
@@ -147,7 +147,7 @@ public struct Relationship<Value: RelationshipValue> {
     self.init(
       deleteRule: deleteRule, inverse: inverse(), minimumModelCount: minimumModelCount,
       maximumModelCount: maximumModelCount)
-    Self.noteOriginalName(originalName)
+    ModelBuildState.noteOriginalName(originalName)
   }
 
   /// Declares a relationship with an initial value (`[]` or `nil`, never evaluated), its
@@ -161,14 +161,6 @@ public struct Relationship<Value: RelationshipValue> {
     self.init(
       deleteRule: deleteRule, minimumModelCount: minimumModelCount,
       maximumModelCount: maximumModelCount, originalName: originalName, inverse: inverse())
-  }
-
-  /// Records, while the class is described, the name the relationship described last had
-  /// in an earlier version of the model.
-  @inlinable
-  static func noteOriginalName(_ name: String) {
-    guard ModelBuildState.currentFrame().pointee.mode == .describe else { return }
-    ModelBuildState.current.noteOriginalName(name)
   }
 
   /// Pushes the relationship's empty slot for an object being created or described, and
