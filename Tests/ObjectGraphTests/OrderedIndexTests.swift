@@ -69,27 +69,9 @@ private enum Values {
   }
 }
 
-/// A container over one store of ``Reading``s.
-private struct ReadingStack {
-  let store: any PersistentStore
-  let container: ObjectContainer
-  let context: ObjectContext
-  let directory: TemporaryDirectory?
-
-  init(_ kind: StoreKind, reopening other: ReadingStack? = nil) throws {
-    directory = try other?.directory ?? (kind == .binary ? TemporaryDirectory() : nil)
-    other?.container.close()
-    if let directory {
-      store = BinaryStore(url: directory.url.appendingPathComponent("readings.ogstore"))
-    } else {
-      store = other?.store ?? InMemoryStore()
-    }
-    container = try ObjectContainer(for: [Reading.self], store: store)
-    context = try ObjectContext(container)
-  }
-
+extension Stack {
   /// Every reading, by object identifier (no index answers a fetch with no predicate).
-  var readings: [Reading] {
+  fileprivate var readings: [Reading] {
     get throws { try context.fetch(FetchDescriptor<Reading>()) }
   }
 }
@@ -196,7 +178,7 @@ private struct IndexUse {
 /// Checks random queries, answered by the context (through the ordered indexes where they
 /// apply) and read off the index directly, against Foundation's answer.
 private func checkRandomQueries(
-  _ stack: ReadingStack, count: Int, _ random: inout SplitMix64, _ use: inout IndexUse
+  _ stack: Stack, count: Int, _ random: inout SplitMix64, _ use: inout IndexUse
 ) throws {
   let readings = try stack.readings
   let table = try stack.context.table(for: Reading.self)
@@ -229,7 +211,7 @@ private func checkRandomQueries(
 
 /// Checks that each ordered index of the readings holds exactly the live objects, in the
 /// order of their keys and identifiers.
-private func checkIndexes(_ stack: ReadingStack) throws {
+private func checkIndexes(_ stack: Stack) throws {
   let readings = try stack.readings
   let table = try stack.context.table(for: Reading.self)
   for property in table.indexedAttributes {
@@ -261,7 +243,7 @@ private func checkIndexes(_ stack: ReadingStack) throws {
     var use = IndexUse()
     for seed in 1...2 as ClosedRange<UInt64> {
       var random = SplitMix64(seed: seed &* 7_919)
-      var stack = try ReadingStack(kind)
+      var stack = try Stack(kind, models: [Reading.self])
       var readings: [Reading] = []
       for _ in 0..<80 {
         let reading = Reading()
@@ -294,7 +276,7 @@ private func checkIndexes(_ stack: ReadingStack) throws {
         default:
           if random.next() % 3 == 0 {
             try stack.context.save()
-            stack = try ReadingStack(kind, reopening: stack)
+            stack = try stack.reopened()
           }
           readings = try stack.readings
         }
@@ -313,14 +295,14 @@ private func checkIndexes(_ stack: ReadingStack) throws {
   @Test(arguments: StoreKind.allCases)
   func orderedIndexesOfALoadedStoreAnswerAsTheScanDoes(kind: StoreKind) throws {
     var random = SplitMix64(seed: 77)
-    let first = try ReadingStack(kind)
+    let first = try Stack(kind, models: [Reading.self])
     for _ in 0..<(EntityTable.backgroundBuildThreshold + 100) {
       let reading = Reading()
       Values.fill(reading, &random)
       first.context.insert(reading)
     }
     try first.context.save()
-    let stack = try ReadingStack(kind, reopening: first)
+    let stack = try first.reopened()
     var use = IndexUse()
     try checkRandomQueries(stack, count: 10, &random, &use)
     let readings = try stack.readings
@@ -330,7 +312,7 @@ private func checkIndexes(_ stack: ReadingStack) throws {
   }
 
   @Test func rangesAndSortedPagesAreReadOffTheIndex() throws {
-    let stack = try ReadingStack(.memory)
+    let stack = try Stack(.memory, models: [Reading.self])
     let base = Date(timeIntervalSince1970: 1_000)
     for number in 0..<1_000 {
       let reading = Reading()
@@ -367,7 +349,7 @@ private func checkIndexes(_ stack: ReadingStack) throws {
   /// never hold a NaN, still come from the index.
   @Test(arguments: StoreKind.allCases)
   func nanValuesLeaveSortsToTheScanAndStayOutOfRanges(kind: StoreKind) throws {
-    let stack = try ReadingStack(kind)
+    let stack = try Stack(kind, models: [Reading.self])
     for number in 0..<40 {
       let reading = Reading()
       reading.value = number % 7 == 0 ? .nan : Double(number % 5)
@@ -396,7 +378,7 @@ private func checkIndexes(_ stack: ReadingStack) throws {
   /// A UUID attribute's ordered index is made when a fetch first asks for its order, then
   /// kept up to date.
   @Test func aUUIDIndexIsMadeOnFirstUseAndThenKept() throws {
-    let stack = try ReadingStack(.memory)
+    let stack = try Stack(.memory, models: [Reading.self])
     var random = SplitMix64(seed: 5)
     for _ in 0..<50 {
       let reading = Reading()

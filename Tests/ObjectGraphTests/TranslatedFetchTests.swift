@@ -66,36 +66,18 @@ private enum Pool {
   }
 }
 
-/// A container over one store of ``Row``s.
-private struct RowStack {
-  let store: any PersistentStore
-  let container: ObjectContainer
-  let context: ObjectContext
-  let directory: TemporaryDirectory?
-
-  init(_ kind: StoreKind, reopening other: RowStack? = nil) throws {
-    directory = try other?.directory ?? (kind == .binary ? TemporaryDirectory() : nil)
-    other?.container.close()
-    if let directory {
-      store = BinaryStore(url: directory.url.appendingPathComponent("rows.ogstore"))
-    } else {
-      store = other?.store ?? InMemoryStore()
-    }
-    container = try ObjectContainer(for: [Row.self], store: store)
-    context = try ObjectContext(container)
-  }
-
+extension Stack {
   /// Every row, by object identifier (a fetch with no predicate translates nothing).
-  var rows: [Row] {
+  fileprivate var rows: [Row] {
     get throws { try context.fetch(FetchDescriptor<Row>()) }
   }
 }
 
 /// Random rows in a forest: saved, reopened (so a binary store's strings are undecoded), then
 /// partly edited and added to without saving, so that fetches see every kind of slot.
-private func makeRows(_ kind: StoreKind, seed: UInt64, count: Int = 60) throws -> RowStack {
+private func makeRows(_ kind: StoreKind, seed: UInt64, count: Int = 60) throws -> Stack {
   var random = SplitMix64(seed: seed)
-  let first = try RowStack(kind)
+  let first = try Stack(kind, models: [Row.self])
   var rows: [Row] = []
   func fill(_ row: Row) {
     row.title = Pool.string(&random)
@@ -119,7 +101,7 @@ private func makeRows(_ kind: StoreKind, seed: UInt64, count: Int = 60) throws -
     rows.append(row)
   }
   try first.context.save()
-  let stack = try RowStack(kind, reopening: first)
+  let stack = try first.reopened()
   let loaded = try stack.rows
   for _ in 0..<count / 6 { fill(Pool.pick(loaded, &random)) }
   for _ in 0..<count / 10 {
@@ -293,11 +275,11 @@ private func foundationPage(_ descriptor: FetchDescriptor<Row>, of rows: [Row])
     // Every string of the pool as a title, saved and reopened (undecoded in a binary store),
     // then tested against every string of the pool: canonical equivalence (`"\u{212A}" ==
     // "K"`), decomposed accents, `"\r\n"` as one `Character`, empty strings.
-    func titledRows() throws -> RowStack {
-      let first = try RowStack(kind)
+    func titledRows() throws -> Stack {
+      let first = try Stack(kind, models: [Row.self])
       for string in Pool.strings { first.context.insert(Row(title: string)) }
       try first.context.save()
-      return try RowStack(kind, reopening: first)
+      return try first.reopened()
     }
     let model = try titledRows().context.table(for: Row.self).model
     for s in Pool.strings {
@@ -352,7 +334,7 @@ private func foundationPage(_ descriptor: FetchDescriptor<Row>, of rows: [Row])
   }
 
   @Test func sortsOfTheCommonTypesTranslate() throws {
-    let model = try RowStack(.memory).context.table(for: Row.self).model
+    let model = try Stack(.memory, models: [Row.self]).context.table(for: Row.self).model
     #expect(
       TranslatedSort([SortDescriptor<Row>(\.title), SortDescriptor(\.created)], model: model) != nil
     )
