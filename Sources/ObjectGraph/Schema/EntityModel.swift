@@ -52,7 +52,10 @@ final class EntityModel: @unchecked Sendable {
 
   private let keyPathCache = LockedBox<[AnyKeyPath: Int]>([:])
   private let objectIDKeyPaths = LockedBox<[AnyKeyPath: Bool]>([:])
-  private let probeLock = LockedBox(())
+  /// Held while any prototype is probed. One lock for every model: a key path probed on one
+  /// class's prototype can read another's (a required to-one's slot holds the destination's
+  /// prototype), whose slots a probe of that class writes.
+  private static let probeLock = NSRecursiveLock()
 
   init(type: ManagedObject.Type, name: String, prototype: ManagedObject?, propertyCount: Int) {
     self.type = type
@@ -82,7 +85,7 @@ final class EntityModel: @unchecked Sendable {
   /// running it on the prototype and noting which wrapper answered.
   func propertyIndex(probing probe: (ManagedObject) -> Void) -> Int? {
     guard let prototype else { return nil }
-    return probeLock.withLock { _ in
+    return Self.probeLock.withLock {
       let state = ModelBuildState.current
       state.probedIndex = nil
       probe(prototype)
@@ -101,7 +104,7 @@ final class EntityModel: @unchecked Sendable {
       Swift.type(of: keyPath).rootType is ManagedObject.Type
     {
       let sentinel = ObjectID(rawValue: 0x0B1E_C76A_4A9F_1D01)
-      reads = probeLock.withLock { _ in
+      reads = Self.probeLock.withLock {
         let saved = prototype.storedObjectID
         prototype.storedObjectID = sentinel
         defer { prototype.storedObjectID = saved }
