@@ -51,6 +51,9 @@ extension ObjectContext {
         let current = object.slots[property]
         let committed = changes.committedValue(of: property, current: current)
         object.notifyObservers(of: property) { object.slots[property] = committed }
+        if case .toMany(let list) = committed, observers.observesLists {
+          observers.noteListWrite(of: object, property: property, [], count: list.count)
+        }
         if object.lifecycle == .persisted {
           table.update(object, property, from: current, to: committed)
         }

@@ -184,29 +184,44 @@ extension ManagedObject {
   }
 
   /// Sets the object at `position` as `Array`'s subscript would, followed by the rule that
-  /// an object appears once, at its first position.
+  /// an object appears once, at its first position. An object not in the list takes the
+  /// place in place: O(1), recorded as the remove and insert it is.
   final func replaceRelated(at position: Int, with object: ManagedObject, in index: Int) {
     checkIndex(position, "position", in: index)
-    checkDestination(object, of: model.relationship(index)!, index)
-    if slots[index].objects[position] === object { return }
-    let current = self.position(of: object, in: index)
-    removeRelated(at: position, from: index)
-    switch current {
-    case nil: insertRelated(object, at: position, into: index)
+    let relationship = model.relationship(index)!
+    checkDestination(object, of: relationship, index)
+    let replaced = slots[index].objects[position]
+    if replaced === object { return }
+    switch self.position(of: object, in: index) {
+    case nil:
+      if let inverse = relationship.inverse, let inverseModel = relationship.inverseModel {
+        replaced.unlink(self, fromInverse: inverse, isToMany: inverseModel.isToMany)
+        object.link(self, intoInverse: inverse, of: inverseModel, forward: index)
+      }
+      editToMany(index, [.remove(replaced, at: position), .insert(object, at: position)]) {
+        $0[position] = object
+      }
+      adopt(object, through: index)
     case let current? where current > position:
+      removeRelated(at: position, from: index)
       moveRelated(from: current - 1, to: position, in: index)
-    case _?: break  // before `position`: it keeps its place
+    case _?:
+      removeRelated(at: position, from: index)  // before `position`: it keeps its place
     }
   }
 
-  /// Exchanges the objects at two positions (`Array.swapAt(_:_:)`): two moves.
+  /// Exchanges the objects at two positions (`Array.swapAt(_:_:)`) in place: O(1), recorded
+  /// as the two moves it is (the one at `high` to `low`, then the one after it to `high`).
   final func swapRelated(_ first: Int, _ second: Int, in index: Int) {
     checkIndex(first, "position", in: index)
     checkIndex(second, "position", in: index)
     if first == second { return }
     let (low, high) = (min(first, second), max(first, second))
-    moveRelated(from: high, to: low, in: index)
-    moveRelated(from: low + 1, to: high, in: index)
+    editToMany(index, [.move(from: high, to: low), .move(from: low + 1, to: high)]) { list in
+      list.swapAt(low, high)
+      list[low].listPositionHint = Int32(truncatingIfNeeded: low)
+      list[high].listPositionHint = Int32(truncatingIfNeeded: high)
+    }
   }
 
   /// Removes the object at a position of an ordered to-many relationship; returns it.

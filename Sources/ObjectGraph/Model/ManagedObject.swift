@@ -268,14 +268,32 @@ open class ManagedObject: Observable, Hashable {
       slots[index] = newValue
       return
     }
-    writeTrackedSlot(index, newValue, edit: edits.first)
+    writeTrackedSlot(index, newValue, edit: edits.first, listEdits: edits)
     guard edits.count > 1 else { return }
     withTrackingContext { $0.recordFurtherEdits(edits.dropFirst(), of: self, property: index) }
   }
 
   /// ``writeSlot(_:_:edit:)`` for an object a context tracks or someone observes.
+  /// A list's write is told to the relationship observers of the context, with `listEdits`
+  /// when it made several edits.
   @inline(never)
-  private final func writeTrackedSlot(_ index: Int, _ newValue: Slot, edit: ListEditRecord?) {
+  private final func writeTrackedSlot(
+    _ index: Int, _ newValue: Slot, edit: ListEditRecord?, listEdits: [ListEditRecord]? = nil
+  ) {
+    if case .toMany(let list) = newValue {
+      withTrackingContext { context in
+        guard context.observers.observesLists else { return }
+        let count = list.count
+        if let listEdits {
+          context.observers.noteListWrite(of: self, property: index, listEdits, count: count)
+        } else if let edit {
+          context.observers.noteListWrite(
+            of: self, property: index, CollectionOfOne(edit), count: count)
+        } else {
+          context.observers.noteListWrite(of: self, property: index, [], count: count)
+        }
+      }
+    }
     if lifecycle == .inserted, observation == nil, !model.isIndexed[index],
       trackingReference != nil
     {

@@ -16,6 +16,10 @@ struct ContextObservers {
   private(set) var objectObservers: [ObjectIdentifier: [(id: Int, observer: ObjectObserver)]] =
     [:]
   private var observedObjects: [Int: ObjectIdentifier] = [:]
+  /// Relationship observers by observed object, told of each write of the lists they
+  /// observe (see ``UnchangedEnds``).
+  private var listObservers: [ObjectIdentifier: [RelationshipObserver]] = [:]
+  private var observedLists: [Int: ObjectIdentifier] = [:]
   /// Live queries by entity, held weakly: a live query unregisters itself when released.
   private(set) var liveQueries: [ObjectIdentifier: [Int: LiveQueryReference]] = [:]
 
@@ -38,6 +42,28 @@ struct ContextObservers {
     objectObservers[object] ?? []
   }
 
+  mutating func add(_ observer: RelationshipObserver) -> Int {
+    let id = add(observer as any ContextObserver)
+    let owner = ObjectIdentifier(observer.owner)
+    listObservers[owner, default: []].append(observer)
+    observedLists[id] = owner
+    return id
+  }
+
+  /// Whether anyone observes a relationship: writes of lists must then be told.
+  var observesLists: Bool { !listObservers.isEmpty }
+
+  /// Tells the observers of `owner`'s list `property` of a write that left `count` objects:
+  /// `edits` made in this order; none for a write of the whole list.
+  func noteListWrite(
+    of owner: ManagedObject, property: Int, _ edits: some Collection<ListEditRecord>, count: Int
+  ) {
+    guard let observers = listObservers[ObjectIdentifier(owner)] else { return }
+    for observer in observers where observer.property == property {
+      observer.noteWrite(edits, count: count)
+    }
+  }
+
   mutating func addSaveObserver(_ handler: @escaping (SaveEvent) -> Void) -> Int {
     nextID += 1
     saveObservers.append((nextID, handler))
@@ -55,6 +81,12 @@ struct ContextObservers {
       objectObservers[object]?.removeAll { $0.id == id }
       if objectObservers[object]?.isEmpty == true { objectObservers[object] = nil }
       return
+    }
+    if let owner = observedLists.removeValue(forKey: id),
+      let observer = changeObservers.first(where: { $0.id == id })?.observer
+    {
+      listObservers[owner]?.removeAll { $0 === observer }
+      if listObservers[owner]?.isEmpty == true { listObservers[owner] = nil }
     }
     changeObservers.removeAll { $0.id == id }
     saveObservers.removeAll { $0.id == id }
@@ -154,12 +186,36 @@ final class RelationshipObserver: ContextObserver {
   let property: Int
   let handler: (ListChange) -> Void
   private var delivered: [ObjectIdentifier]
+  /// What the writes since the last delivery left in place.
+  private var unchanged = UnchangedEnds()
 
   init(owner: ManagedObject, property: Int, handler: @escaping (ListChange) -> Void) {
     self.owner = owner
     self.property = property
     self.handler = handler
     delivered = owner.slots[property].objects.map(ObjectIdentifier.init)
+  }
+
+  /// Notes a write of the list that left `count` objects: `edits` in this order, or none
+  /// for a write of the whole list.
+  func noteWrite(_ edits: some Collection<ListEditRecord>, count: Int) {
+    guard !edits.isEmpty else { return unchanged.noteWholeChange() }
+    var length = count
+    for edit in edits {
+      switch edit {
+      case .insert: length -= 1
+      case .remove: length += 1
+      case .move: break
+      }
+    }
+    for edit in edits {
+      switch edit {
+      case .insert: length += 1
+      case .remove: length -= 1
+      case .move: break
+      }
+      unchanged.note(edit, count: length)
+    }
   }
 
   func deliver(
@@ -170,7 +226,10 @@ final class RelationshipObserver: ContextObserver {
       pending.isInserted(owner) || pending.updatedKeys(of: owner)?.contains(property) == true
     let updatedChildren = self.updatedChildren(of: list, pending)
     guard ownerChanged || !updatedChildren.isEmpty || owner.isDeleted else { return }
-    let change = ListChange.between(&delivered, list, updated: updatedChildren)
+    let unchanged = self.unchanged
+    self.unchanged = UnchangedEnds()  // writes made by handlers count for the next delivery
+    let change = ListChange.between(
+      &delivered, list, updated: updatedChildren, unchanged: (unchanged.prefix, unchanged.suffix))
     if !change.isEmpty { handler(change) }
   }
 

@@ -68,14 +68,21 @@ extension ListChange {
   /// becomes the
   /// identities of `new`. The lists' common prefix and suffix stay, and the middles are
   /// compared by ``between(_:_:updated:)-(ObjectIdentifier)``, with its indexes shifted by
-  /// the prefix.
+  /// the prefix. `unchanged` gives how many objects at each end are known to be the same
+  /// (``UnchangedEnds``): the comparison starts after them.
   ///
-  /// - Complexity: O(*n*) to read both lists (no allocation but the middle's), O(*m* log *m*)
-  ///   for a middle of *m* objects.
+  /// - Complexity: O(*n*) to read both lists (no allocation but the middle's), less what
+  ///   `unchanged` covers, O(*m* log *m*) for a middle of *m* objects.
   static func between(
-    _ old: inout [ObjectIdentifier], _ new: [ManagedObject], updated: IndexSet = []
+    _ old: inout [ObjectIdentifier], _ new: [ManagedObject], updated: IndexSet = [],
+    unchanged: (prefix: Int, suffix: Int) = (0, 0)
   ) -> ListChange {
-    let (prefix, suffix) = commonEnds(old, new) { $0 == ObjectIdentifier($1) }
+    let (prefix, suffix) = commonEnds(old, new, atLeast: unchanged) {
+      $0 == ObjectIdentifier($1)
+    }
+    assert(
+      old.count > 1_000 || (prefix, suffix) == commonEnds(old, new) { $0 == ObjectIdentifier($1) },
+      "the unchanged ends noted by list writes are not those of the lists")
     let middle = prefix..<(new.count - suffix)
     let oldMiddle = Array(old[prefix..<(old.count - suffix)])
     let newMiddle = new[middle].map(ObjectIdentifier.init)

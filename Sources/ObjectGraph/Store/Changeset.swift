@@ -134,17 +134,34 @@ public enum ListEdit: Sendable, Hashable {
 extension Array where Element == ObjectID {
   /// Applies list edits in order.
   ///
+  /// A remove followed by an insert at the same index (`list[i] = x`, as a context records
+  /// it) is applied as the one assignment it is, and the two moves a context records for
+  /// `swapAt(i, j)` as one exchange: O(1) each, not two shifts of the list.
+  ///
   /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/corruptStore`` when an
   ///   edit's index is out of range for the list it applies to.
   /// - Complexity: O(*n*) per edit in the worst case, the cost of the array operation.
   public mutating func apply(_ edits: [ListEdit]) throws {
-    for edit in edits {
+    var next = edits.startIndex
+    while next < edits.endIndex {
+      let edit = edits[next]
       _ = try edit.count(after: count)
-      switch edit {
-      case .insert(let id, let index): insert(id, at: index)
-      case .remove(let index): remove(at: index)
-      case .move(let from, let to): moveElement(from: from, to: to)
+      let following = next + 1 < edits.endIndex ? edits[next + 1] : nil
+      switch (edit, following) {
+      case (.remove(let index), .insert(let id, let position)?) where position == index:
+        self[index] = id
+        next += 2
+        continue
+      case (.move(let high, let low), .move(let from, let to)?)
+      where low < high && from == low + 1 && to == high:
+        swapAt(low, high)
+        next += 2
+        continue
+      case (.insert(let id, let index), _): insert(id, at: index)
+      case (.remove(let index), _): remove(at: index)
+      case (.move(let from, let to), _): moveElement(from: from, to: to)
       }
+      next += 1
     }
   }
 }
