@@ -9,7 +9,7 @@ enum Cases {
     let groups: [[MicroBenchmark]] = [
       identity(), objects(roots: roots), attributes(roots: roots),
       relationships(roots: roots), lists(), fetches(roots: roots), queries(), orderedIndexes(),
-      persistence(roots: roots), swiftDataStyle(),
+      persistence(roots: roots), swiftDataStyle(), merges(),
       notifications(),
     ]
     return groups.flatMap { $0 }

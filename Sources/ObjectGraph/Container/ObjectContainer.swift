@@ -186,7 +186,28 @@ public final class ObjectContainer: Sendable {
 
   /// The context bound to the main actor; the same one each time.
   @MainActor
-  public var mainContext: ObjectContext { main }
+  public var mainContext: ObjectContext {
+    main.wakeIfDormant()
+    return main
+  }
+
+  /// A new context of this container, for work off the main actor: an importer, an export
+  /// (SwiftData's `ModelContext(container)`). Keep it, and its objects, on one actor or
+  /// thread; pass ``ObjectID``s between contexts.
+  ///
+  /// ```swift
+  /// let background = try container.newContext()
+  /// background.insert(Box(title: "Imported"))
+  /// try background.save()   // the main context merges it on the main queue
+  /// ```
+  ///
+  /// Saves of each context reach the others: see ``ObjectContext/processPendingChanges()``.
+  ///
+  /// - Throws: As ``ObjectContext/init(_:)``.
+  /// - Complexity: O(*n*): the context loads the store's objects.
+  public func newContext() throws -> ObjectContext {
+    try ObjectContext(self)
+  }
 
   /// Closes the store. Contexts of this container can no longer save.
   public func close() {
@@ -222,6 +243,7 @@ public final class ObjectContainer: Sendable {
   ///   store.
   @MainActor
   public func deleteAllData() throws {
+    main.wakeIfDormant()
     do {
       try coordinator.removeAllObjects()
     } catch let error as ObjectGraphError where error.code == .saveOutcomeUnknown {

@@ -87,6 +87,7 @@ extension ObjectContext {
     deleted.removeAll()
     withExtendedLifetime(deletedObjects) {}
     self.storeGeneration = storeGeneration
+    mergedVersion = coordinator.renew(historyMember)
     processPendingChanges()
   }
 

@@ -56,6 +56,7 @@ extension ObjectContext {
   ///   matching objects made; O(log *n*) for a predicate made only of comparisons with one
   ///   indexed attribute (a range).
   public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+    mergeSavedChanges()
     let table = try self.table(for: T.self)
     var count: Int
     if let range = exactRange(of: descriptor.predicate, in: table) {

@@ -122,13 +122,25 @@ extension ObjectContext {
 
   // MARK: Delivering
 
-  /// Delivers the changes gathered since the last delivery to every observer, live query
-  /// and `NotificationCenter`, as one coalesced delivery.
+  /// Merges the saves other contexts of the container made since this context last merged
+  /// or saved, then delivers the changes gathered since the last delivery (merged ones
+  /// included) to every observer, live query and `NotificationCenter`, as one coalesced
+  /// delivery.
   ///
-  /// Does nothing while a delivery is under way: changes made by observers arrive in the
-  /// next delivery.
+  /// A save that conflicts with this context's unsaved changes waits, with every later one,
+  /// until this context saves (which then throws ``ObjectGraphError/Code/conflict``) or
+  /// rolls back. Does nothing while a delivery is under way: changes made by observers
+  /// arrive in the next delivery.
+  ///
+  /// ```swift
+  /// let background = try container.newContext()
+  /// // ... another context saves ...
+  /// background.processPendingChanges()   // its objects now show that save
+  /// ```
   public func processPendingChanges() {
-    guard !isDelivering, !pending.isEmpty else { return }
+    guard !isDelivering else { return }
+    mergeSavedChanges()
+    guard !pending.isEmpty else { return }
     isDelivering = true
     defer { isDelivering = false }
     let delivered = pending.take(marking: observers.readDeliveriesByObject)
@@ -200,7 +212,7 @@ extension ObjectContext {
     if observers.hasLiveQueries {
       for query in observers.liveQueries(of: object.model) { query.willTouch(object) }
     }
-    if deliversOnMainQueue, !isDeliveryScheduled { scheduleDelivery() }
+    if deliversOnMainQueue, !isDeliveryScheduled, !isDormant { scheduleDelivery() }
   }
 
   /// The main context delivers once per turn of the main queue.

@@ -5,24 +5,45 @@ extension ObjectContext {
   /// of to-many relationships. If validation or the store fails, nothing is written and the
   /// context keeps every pending change, exactly as before the call.
   ///
+  /// A save is based on every save the container's other contexts made before it: the saves
+  /// this context has not merged yet are merged first (see ``processPendingChanges()``), so
+  /// that no value or list edit is applied to data that changed since this context read it.
+  /// When one of them changed what this context changed too, nothing is saved.
+  ///
   /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/uniqueConstraint``
   ///   (naming entity, attribute and value), ``ObjectGraphError/Code/denyRule`` (naming the
-  ///   object and relationship), ``ObjectGraphError/Code/countBounds``, or the store's error.
-  /// - Complexity: O(*k*) in the changed objects and properties.
+  ///   object and relationship), ``ObjectGraphError/Code/countBounds``,
+  ///   ``ObjectGraphError/Code/conflict`` (naming per object and property the stored value
+  ///   and ours; ``rollback()`` takes the stored values), or the store's error.
+  /// - Complexity: O(*k*) in the changed objects and properties, plus the saves merged.
   public func save() throws {
-    processPendingChanges()
-    guard hasChanges else { return }
-    notifySaveObservers(.willSave)
-    // Unique attributes of objects not yet indexed (inserted or loaded in bulk) are indexed
-    // on another thread while the changeset is made; validation then waits for them.
-    for table in tables { table.startBuildingAttributeIndexes() }
-    let changeset = makeChangeset()
-    try validate()
-    try coordinator.save(changeset, generation: storeGeneration)
-    commit()
-    notifySaveObservers(.didSave(changeset))
-    if changeset.insertedObjects.count >= Self.backgroundReleaseThreshold {
-      Parallel.release(consume changeset)
+    var isAnnounced = false
+    while true {
+      processPendingChanges()
+      let conflicts = mergeSavedChanges()
+      if !conflicts.isEmpty { throw conflictError(conflicts) }
+      guard hasChanges else { return }
+      if !isAnnounced {
+        notifySaveObservers(.willSave)
+        isAnnounced = true
+      }
+      // Unique attributes of objects not yet indexed (inserted or loaded in bulk) are indexed
+      // on another thread while the changeset is made; validation then waits for them.
+      for table in tables { table.startBuildingAttributeIndexes() }
+      let changeset = makeChangeset()
+      try validate()
+      switch try coordinator.save(changeset, generation: storeGeneration, by: historyMember) {
+      case .outdated:
+        continue  // another context saved since the merge: merge that too, and remake
+      case .saved(let version):
+        mergedVersion = version
+      }
+      commit()
+      notifySaveObservers(.didSave(changeset))
+      if changeset.insertedObjects.count >= Self.backgroundReleaseThreshold {
+        Parallel.release(consume changeset)
+      }
+      return
     }
   }
 

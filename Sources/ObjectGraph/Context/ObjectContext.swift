@@ -25,6 +25,13 @@ public final class ObjectContext {
   weak var owningContainer: ObjectContainer?
   /// The generation of the store the objects come from (``StoreCoordinator/generation``).
   var storeGeneration: UInt64
+  /// This context in the container's ``SaveHistory``, and the version of the last save it
+  /// merged or made.
+  let historyReference: ContextReference
+  let historyMember: Int
+  var mergedVersion: UInt64
+  /// Whether this is a main context the app has not asked for yet (see ``SaveHistory``).
+  var isDormant = false
   /// The identity map: every registered object (inserted, saved or deleted-but-unsaved).
   @exclusivity(unchecked) private(set) var registered = ObjectNumberMap<ManagedObject>()
   /// One table per entity of the schema, in schema order.
@@ -55,19 +62,35 @@ public final class ObjectContext {
   /// - Throws: The store's error when it cannot be read, or
   ///   ``ObjectGraphError/Code/corruptStore`` when its objects do not fit the schema.
   public convenience init(_ container: ObjectContainer) throws {
-    let (contents, generation) = try container.coordinator.load()
+    let reference = ContextReference()
+    let loaded = try container.coordinator.load(joiningAs: reference)
     try self.init(
-      coordinator: container.coordinator, contents: contents, storeGeneration: generation,
-      container: container)
+      coordinator: container.coordinator, contents: loaded.contents,
+      storeGeneration: loaded.generation, container: container,
+      history: (reference, loaded.member, loaded.version))
   }
 
+  /// Creates a context of `contents`, the store's objects at version `history.version`
+  /// (joining the save history as a main context when `history` is nil).
   init(
     coordinator: StoreCoordinator, contents: consuming StoreContents, storeGeneration: UInt64 = 0,
-    container: ObjectContainer? = nil
+    container: ObjectContainer? = nil,
+    history: (reference: ContextReference, member: Int, version: UInt64)? = nil
   ) throws {
     self.coordinator = coordinator
     self.storeGeneration = storeGeneration
     madeFromContainer = container
+    if let history {
+      historyReference = history.reference
+      historyMember = history.member
+      mergedVersion = history.version
+    } else {
+      historyReference = ContextReference()
+      (historyMember, mergedVersion) = coordinator.join(
+        mergingOnMainQueue: true, as: historyReference)
+      isDormant = true
+    }
+    defer { historyReference.context = self }
     for (index, model) in coordinator.models.enumerated() {
       let table = EntityTable(model: model, entityIndex: index)
       tables.append(table)
@@ -88,6 +111,7 @@ public final class ObjectContext {
     deleted.removeAll()
     pending = PendingChanges()
     registered.removeAll { $0.detachFromContext(clearingRelationships: true) }
+    coordinator.leave(historyMember)
   }
 
   // MARK: Inspecting
@@ -236,6 +260,16 @@ public final class ObjectContext {
   }
 
   /// Removes an object from the identity map.
+  /// Registers an object another context saved (see ``mergeSavedChanges()``); its values
+  /// are set next, then it joins its table.
+  func adoptStored(_ object: ManagedObject, id: ObjectID) {
+    object.storedObjectID = id
+    object.trackingContext = self
+    object.lifecycle = .persisted
+    let isNew = registered.insert(object, for: id)
+    assert(isNew, "a merged object is registered already")
+  }
+
   func unregister(_ object: ManagedObject) {
     if let id = object.storedObjectID { registered[id] = nil }
   }

@@ -54,6 +54,9 @@ public struct ObjectGraphError: Error, CustomStringConvertible, Sendable {
     public static let storeClosed = Code(rawValue: "storeClosed")
     /// Reading or writing the store's file failed. A save that throws it wrote nothing.
     public static let io = Code(rawValue: "io")
+    /// A save changes what another context of the container saved meanwhile (see
+    /// ``ObjectContext/save()``); nothing was written.
+    public static let conflict = Code(rawValue: "conflict")
     /// A save failed in a way that could not be undone (a failed sync, then a failed
     /// repair): a reopen of the store may or may not show it. The store refuses further
     /// saves (``storeNeedsReopen``) until it is opened again, which tells which it was.

@@ -95,7 +95,9 @@ public final class BinaryStore: PersistentStore {
   public let url: URL
   private let options: BinaryStoreOptions
   private let probe: StoreIOProbe?
-  private let phase = Mutex(Phase.unopened)
+  // A pthread lock (`LockedBox`), not a `Mutex`: ThreadSanitizer does not see a contended
+  // `Mutex` hand over, and saves from several threads contend for it.
+  private let phase = LockedBox(Phase.unopened)
 
   /// Creates a store kept in the file at `url`; the file is created by the first
   /// ``open(schema:)`` if missing.

@@ -1,0 +1,74 @@
+import BenchmarkSupport
+import Foundation
+import ObjectGraph
+
+extension Cases {
+  // MARK: Several contexts
+
+  /// What a save costs another context of the container, at 1,000 and at 100,000 saved
+  /// boxes: each save in one context (a renamed box, or a child appended to a wide list) is
+  /// merged by the other when it is next used; the saving context pays for recording it.
+  /// Both must cost the same at both sizes. A dormant main context (one the app never asked
+  /// for) merges each save on the saving thread instead.
+  static func merges() -> [MicroBenchmark] {
+    [1_000, 100_000].flatMap { size -> [MicroBenchmark] in
+      let label = size.formatted(.number.grouping(.automatic))
+      return [
+        MicroBenchmark(
+          "merge: rename + save, merged by another context, in \(label)", iterations: 2_000
+        ) {
+          let (container, saving, boxes) = try mergeFixture(size: size)
+          let other = try container.newContext()
+          var random = FixtureRandom(seed: 5)
+          return { number in
+            boxes[random.index(below: boxes.count)].title = "Renamed \(number)"
+            try saving.save()
+            other.processPendingChanges()
+          }
+        },
+        MicroBenchmark(
+          "merge: append + save, merged by another context, in \(label)", iterations: 2_000
+        ) {
+          let (container, saving, boxes) = try mergeFixture(size: size)
+          let other = try container.newContext()
+          let wide = boxes[0].parent!
+          return { number in
+            let box = Box()
+            box.title = "Appended \(number)"
+            wide.children.append(box)
+            try saving.save()
+            other.processPendingChanges()
+          }
+        },
+        MicroBenchmark(
+          "merge: rename + save, merged into the dormant main context, in \(label)",
+          iterations: 2_000
+        ) {
+          let (_, saving, boxes) = try mergeFixture(size: size)
+          var random = FixtureRandom(seed: 5)
+          return { number in
+            boxes[random.index(below: boxes.count)].title = "Renamed \(number)"
+            try saving.save()
+          }
+        },
+      ]
+    }
+  }
+
+  /// A container whose store holds one box with `size` children, a context of its own
+  /// (beside the container's main context, which stays dormant), and the children.
+  private static func mergeFixture(size: Int) throws -> (ObjectContainer, ObjectContext, [Box]) {
+    let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+    let context = try container.newContext()
+    let wide = Box()
+    wide.title = "Wide"
+    context.insert(wide)
+    for number in 0..<size {
+      let box = Box()
+      box.title = "Child \(number)"
+      wide.children.append(box)
+    }
+    try context.save()
+    return (container, context, wide.children)
+  }
+}

@@ -1,0 +1,243 @@
+/// Merging: a save made in one context reaches every other live context of its container.
+///
+/// A context merges the saves it missed (``StoreCoordinator/saves(missedBy:)``), whole and
+/// in save order, when it is next used (a fetch, a save, ``processPendingChanges()``) and,
+/// for the main context, on the main queue right after the save. New objects appear,
+/// deleted ones go, and changed values and lists take their saved values, each written as
+/// any change is (indexes, live queries, Observation and every observer follow) but not
+/// tracked: merged values are saved already.
+///
+/// A save that changes a property this context changed too and has not saved (or an object
+/// it deleted, or deletes one it changed) is a conflict: that save and every later one wait
+/// unmerged, and ``save()`` throws ``ObjectGraphError/Code/conflict`` naming each object and
+/// property with the stored value and ours; nothing is written. ``rollback()`` drops this
+/// context's changes, after which the waiting saves merge.
+extension ObjectContext {
+  /// One property (or a whole object, for `property` nil) changed in this context and by a
+  /// save of another.
+  struct MergeConflict {
+    let entity: String
+    let objectID: ObjectID
+    /// The property, or nil when one side deleted the object.
+    let property: String?
+    /// What the other context saved, and what this one holds.
+    let stored: String
+    let ours: String
+  }
+
+  /// Merges the saves of other contexts this context has not merged, in order, up to the
+  /// first that conflicts with its unsaved changes; returns that one's conflicts (none when
+  /// everything merged).
+  ///
+  /// - Complexity: O(1) when there is nothing to merge (an atomic load); O(*k*) in the
+  ///   changes merged otherwise, plus the cost of each list edit.
+  @discardableResult
+  func mergeSavedChanges() -> [MergeConflict] {
+    if coordinator.version == mergedVersion { return [] }
+    let saves = coordinator.saves(missedBy: historyMember)
+    guard !saves.isEmpty else { return [] }
+    var conflicts: [MergeConflict] = []
+    for save in saves {
+      conflicts = self.conflicts(with: save.changeset)
+      if !conflicts.isEmpty { break }
+      merge(save.changeset)
+      mergedVersion = save.version
+    }
+    coordinator.noteMerged(historyMember, upTo: mergedVersion)
+    return conflicts
+  }
+
+  /// Merges a save into a dormant main context (see ``SaveHistory``), on the saving thread
+  /// under the coordinator's lock: no one holds the context or its objects yet.
+  func mergeWhileDormant(_ changeset: Changeset, version: UInt64) {
+    merge(changeset)
+    mergedVersion = version
+    // No one observes it yet: nothing is delivered, now or when it wakes (taken, so that
+    // the objects' pending marks are cleared).
+    _ = pending.take(marking: false)
+  }
+
+  /// Wakes the main context when the app first asks for it: from then on it merges saves
+  /// on the main queue.
+  func wakeIfDormant() {
+    guard isDormant else { return }
+    coordinator.wake(historyMember)
+    isDormant = false
+  }
+
+  /// The error a save throws while a save of another context conflicts with this one's.
+  func conflictError(_ conflicts: [MergeConflict]) -> ObjectGraphError {
+    let first = conflicts[0]
+    let listed = conflicts.prefix(10).map { conflict in
+      let place =
+        "\(conflict.entity) \(conflict.objectID)" + (conflict.property.map { ".\($0)" } ?? "")
+      return "\(place): stored \(conflict.stored), ours \(conflict.ours)"
+    }
+    let more = conflicts.count > 10 ? "; and \(conflicts.count - 10) more" : ""
+    return ObjectGraphError(
+      .conflict,
+      "another context saved changes to what this context changed: "
+        + listed.joined(separator: "; ") + more
+        + "; nothing was saved: roll back to take the stored values",
+      entity: first.entity, property: first.property, objectID: first.objectID)
+  }
+
+  // MARK: Conflicts
+
+  private func conflicts(with changeset: Changeset) -> [MergeConflict] {
+    guard hasChanges else { return [] }
+    var conflicts: [MergeConflict] = []
+    for update in changeset.updated {
+      guard let object = object(with: update.id) else { continue }
+      if object.lifecycle == .deleted {
+        conflicts.append(deletedHere(object, update.id))
+        continue
+      }
+      guard let changes = object.changes else { continue }
+      for change in update.changes where changes.hasChanged(change.property) {
+        conflicts.append(
+          MergeConflict(
+            entity: object.model.name, objectID: update.id,
+            property: object.model.properties[change.property].name,
+            stored: describe(change.kind),
+            ours: describe(persistentValue(object.slots[change.property]))))
+      }
+    }
+    for id in changeset.deleted {
+      guard let object = object(with: id) else { continue }
+      if object.lifecycle == .deleted {
+        conflicts.append(deletedHere(object, id))
+      } else if object.changes != nil {
+        conflicts.append(
+          MergeConflict(
+            entity: object.model.name, objectID: id, property: nil, stored: "deleted",
+            ours: "changed"))
+      }
+    }
+    return conflicts
+  }
+
+  private func deletedHere(_ object: ManagedObject, _ id: ObjectID) -> MergeConflict {
+    MergeConflict(
+      entity: object.model.name, objectID: id, property: nil, stored: "changed", ours: "deleted")
+  }
+
+  private func describe(_ kind: PropertyChange.Kind) -> String {
+    switch kind {
+    case .set(let value): describe(value)
+    case .edit(let edits): "a list edited \(edits.count) time(s)"
+    }
+  }
+
+  private func describe(_ value: PersistentValue) -> String {
+    switch value {
+    case .references(let ids): "a list of \(ids.count)"
+    default: "\(value)"
+    }
+  }
+
+  // MARK: Applying a save
+
+  /// Applies a changeset another context saved: inserts, then updates, then deletes.
+  private func merge(_ changeset: Changeset) {
+    let inserted = changeset.inserted
+    var made: [ManagedObject] = []
+    made.reserveCapacity(inserted.count)
+    for snapshot in inserted {
+      let model = coordinator.models[snapshot.entity]
+      let object = model.type.init()
+      adoptStored(object, id: snapshot.id)
+      made.append(object)
+    }
+    // Values once all are registered, so new objects can refer to each other.
+    for (object, snapshot) in zip(made, inserted) {
+      for (index, value) in snapshot.values.enumerated() {
+        object.slots[index] = slot(value, index, of: object.model)
+      }
+    }
+    for object in made {
+      noteWillTouch(object)
+      pending.noteInsert(object)
+      table(for: object.model).add(object)
+    }
+    for update in changeset.updated {
+      guard let object = object(with: update.id) else { continue }
+      for change in update.changes {
+        switch change.kind {
+        case .set(let value):
+          let new = slot(value, change.property, of: object.model)
+          write(new, to: change.property, of: object, edits: [])
+        case .edit(let edits):
+          applyEdits(edits, to: change.property, of: object)
+        }
+      }
+    }
+    for id in changeset.deleted {
+      guard let object = object(with: id) else { continue }
+      noteWillTouch(object)
+      pending.noteDelete(object)
+      table(for: object.model).remove(object)
+      unregister(object)
+      object.detachFromContext(clearingRelationships: true)
+    }
+  }
+
+  /// The slot of a stored value of property `index`, its references resolved.
+  private func slot(_ value: PersistentValue, _ index: Int, of model: EntityModel) -> Slot {
+    guard let relationship = model.relationship(index) else { return .value(value) }
+    switch value {
+    case .reference(let id): return .toOne(object(with: id))
+    case .references(let ids): return .toMany(ids.compactMap { object(with: $0) })
+    default: return relationship.isToMany ? .toMany([]) : .toOne(nil)
+    }
+  }
+
+  /// Applies a save's list edits to the list, taken out of its slot so that it changes in
+  /// place.
+  private func applyEdits(_ edits: [ListEdit], to index: Int, of object: ManagedObject) {
+    var list = object.slots[index].objects
+    object.slots[index] = .toMany([])
+    var records: [ListEditRecord] = []
+    records.reserveCapacity(edits.count)
+    for edit in edits {
+      // The list is the stored one (this context merged every save before and did not
+      // change it), so the edits fit; one that does not is left out.
+      guard (try? edit.count(after: list.count)) != nil else {
+        assertionFailure("a merged list edit \(edit) does not fit a list of \(list.count)")
+        continue
+      }
+      switch edit {
+      case .insert(let id, let position):
+        guard let inserted = self.object(with: id) else { continue }
+        list.insert(inserted, at: position)
+        records.append(.insert(inserted, at: position))
+      case .remove(let position):
+        records.append(.remove(list.remove(at: position), at: position))
+      case .move(let from, let to):
+        list.moveElement(from: from, to: to)
+        records.append(.move(from: from, to: to))
+      }
+    }
+    write(.toMany(list), to: index, of: object, edits: records)
+  }
+
+  /// Writes a merged value as any change is written (indexes, live queries, Observation,
+  /// relationship observers, the next delivery) but without tracking it: it is saved.
+  private func write(
+    _ new: Slot, to index: Int, of object: ManagedObject, edits: [ListEditRecord]
+  ) {
+    noteWillTouch(object)
+    let table = self.table(for: object.model)
+    if object.model.isIndexed[index] { table.finishPendingBuild() }
+    pending.noteUpdate(object, property: index)
+    var old = Slot.value(.null)
+    object.notifyObservers(of: index) {
+      old = object.slots[index]
+      object.slots[index] = new
+    }
+    table.update(object, index, from: old, to: new)
+    if case .toMany(let list) = new, observers.observesLists {
+      observers.noteListWrite(of: object, property: index, edits, count: list.count)
+    }
+  }
+}
