@@ -316,3 +316,60 @@ import Testing
     #expect(mainCount == total)
   }
 }
+
+/// An importer written as a SwiftData `@ModelActor` is, without the macro.
+private actor Importer: ModelActor {
+  nonisolated let modelContainer: ObjectContainer
+  nonisolated let modelExecutor: any ModelExecutor
+
+  init(modelContainer: ObjectContainer) throws {
+    self.modelContainer = modelContainer
+    modelExecutor = DefaultSerialModelExecutor(modelContext: try modelContainer.newContext())
+  }
+
+  func importBoxes(titled titles: [String], into parentID: PersistentIdentifier? = nil) throws
+    -> [PersistentIdentifier]
+  {
+    let parent = parentID.flatMap { self[$0, as: Box.self] }
+    let boxes = titles.map { Box(title: $0, parent: parent) }
+    for box in boxes { modelContext.insert(box) }
+    try modelContext.save()
+    return boxes.compactMap(\.objectID)
+  }
+
+  func titles() throws -> [String] {
+    try modelContext.fetch(FetchDescriptor<Box>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+  }
+}
+
+@Suite struct ModelActorTests {
+  @Test func anImporterActorsSavesReachTheMainContextAndItsReachTheActor() async throws {
+    let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+    let importer = try Importer(modelContainer: container)
+    let inboxID = try await MainActor.run {
+      let inbox = Box(title: "Inbox")
+      container.mainContext.insert(inbox)
+      try container.mainContext.save()
+      return inbox.persistentModelID!
+    }
+    // Calls from many tasks at once run one at a time on the actor's executor.
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for number in 0..<20 {
+        group.addTask { _ = try await importer.importBoxes(titled: ["t\(number)"], into: inboxID) }
+      }
+      try await group.waitForAll()
+    }
+    let children = await MainActor.run {
+      container.mainContext.processPendingChanges()
+      let inbox = container.mainContext.model(for: inboxID) as? Box
+      return inbox?.children.map(\.title).sorted() ?? []
+    }
+    #expect(children == (0..<20).map { "t\($0)" }.sorted())
+    try await MainActor.run {
+      container.mainContext.insert(Box(title: "from main"))
+      try container.mainContext.save()
+    }
+    #expect(try await importer.titles().count == 22)
+    #expect(try await importer.titles().contains("from main"))
+  }
+}

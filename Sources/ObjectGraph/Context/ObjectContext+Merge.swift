@@ -88,7 +88,7 @@ extension ObjectContext {
     guard hasChanges else { return [] }
     var conflicts: [MergeConflict] = []
     for update in changeset.updated {
-      guard let object = object(with: update.id) else { continue }
+      guard let object = registered[update.id] else { continue }
       if object.lifecycle == .deleted {
         conflicts.append(deletedHere(object, update.id))
         continue
@@ -104,7 +104,7 @@ extension ObjectContext {
       }
     }
     for id in changeset.deleted {
-      guard let object = object(with: id) else { continue }
+      guard let object = registered[id] else { continue }
       if object.lifecycle == .deleted {
         conflicts.append(deletedHere(object, id))
       } else if object.changes != nil {
@@ -161,7 +161,7 @@ extension ObjectContext {
       table(for: object.model).add(object)
     }
     for update in changeset.updated {
-      guard let object = object(with: update.id) else { continue }
+      guard let object = registered[update.id] else { continue }
       for change in update.changes {
         switch change.kind {
         case .set(let value):
@@ -173,7 +173,7 @@ extension ObjectContext {
       }
     }
     for id in changeset.deleted {
-      guard let object = object(with: id) else { continue }
+      guard let object = registered[id] else { continue }
       noteWillTouch(object)
       pending.noteDelete(object)
       table(for: object.model).remove(object)
@@ -186,8 +186,8 @@ extension ObjectContext {
   private func slot(_ value: PersistentValue, _ index: Int, of model: EntityModel) -> Slot {
     guard let relationship = model.relationship(index) else { return .value(value) }
     switch value {
-    case .reference(let id): return .toOne(object(with: id))
-    case .references(let ids): return .toMany(ids.compactMap { object(with: $0) })
+    case .reference(let id): return .toOne(registered[id])
+    case .references(let ids): return .toMany(ids.compactMap { registered[$0] })
     default: return relationship.isToMany ? .toMany([]) : .toOne(nil)
     }
   }
@@ -208,7 +208,7 @@ extension ObjectContext {
       }
       switch edit {
       case .insert(let id, let position):
-        guard let inserted = self.object(with: id) else { continue }
+        guard let inserted = registered[id] else { continue }
         list.insert(inserted, at: position)
         records.append(.insert(inserted, at: position))
       case .remove(let position):

@@ -157,8 +157,14 @@ public final class ObjectContext {
     sortedByID(registered.values.filter { !$0.isDeleted })
   }
 
-  /// The registered object with an identifier, if the context holds it (deleted ones too).
-  public func object(with id: ObjectID) -> ManagedObject? { registered[id] }
+  /// The registered object with an identifier, if the context holds it (deleted ones too),
+  /// after merging the saves of other contexts this one missed.
+  ///
+  /// - Complexity: O(1).
+  public func object(with id: ObjectID) -> ManagedObject? {
+    mergeSavedChanges()
+    return registered[id]
+  }
 
   /// The names of the properties of `object` changed since the last save, with their
   /// current values; empty for an unchanged object. For an inserted object, every property.
