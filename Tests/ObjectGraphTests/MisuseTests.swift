@@ -228,3 +228,40 @@ extension ExitTest.Result {
     String(decoding: standardErrorContent, as: UTF8.self)
   }
 }
+
+/// Debug builds stop a program that uses one context on two threads at once, naming the
+/// context (`ContextUseCheck`).
+@Suite struct ContextUseMisuseTests {
+  @Test func aContextUsedOnTwoThreadsAtOnceNamesTheContext() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let stack = try Stack()
+      nonisolated(unsafe) let context = stack.context
+      context.insert(Box(title: "Inbox"))
+      let inside = DispatchSemaphore(value: 0)
+      let token = context.observeChanges { _ in
+        inside.signal()
+        Thread.sleep(forTimeInterval: 30)  // still inside when the other thread enters
+      }
+      Thread.detachNewThread {
+        inside.wait()
+        _ = try? context.fetchCount(FetchDescriptor<Box>())
+      }
+      context.processPendingChanges()
+      withExtendedLifetime(token) {}
+    }
+    let message = try #require(result).standardErrorText
+    #expect(
+      message.contains(
+        "a context of the container over an InMemoryStore is used on two threads at once"))
+    #expect(message.contains("make a context for each (container.newContext(), or a ModelActor)"))
+  }
+
+  @Test func aContextUsedByOneThreadAfterAnotherIsFine() async throws {
+    let stack = try Stack()
+    nonisolated(unsafe) let context = stack.context
+    context.insert(Box(title: "Inbox"))
+    try context.save()
+    let count = try await Task.detached { try context.fetchCount(FetchDescriptor<Box>()) }.value
+    #expect(count == 1)
+  }
+}

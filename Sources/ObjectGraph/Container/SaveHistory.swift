@@ -52,8 +52,11 @@ struct SaveHistory {
 
   /// Moves a context to the current generation, having emptied it.
   mutating func renew(_ member: Int) {
-    members[member]?.generation = generation
-    members[member]?.mergedVersion = version
+    let (generation, version) = (self.generation, self.version)
+    update(member) { member in
+      member.generation = generation
+      member.mergedVersion = version
+    }
     trim()
   }
 
@@ -65,7 +68,7 @@ struct SaveHistory {
 
   /// Wakes a dormant context (its app asked for it): from now on it merges for itself.
   mutating func wake(_ member: Int) {
-    members[member]?.isDormant = false
+    update(member) { $0.isDormant = false }
   }
 
   /// Records a save made by `member`, which had merged every save before it: returns the
@@ -75,14 +78,19 @@ struct SaveHistory {
     version: UInt64, dormantContexts: [ContextReference], mainQueueContexts: [ContextReference]
   ) {
     version += 1
-    members[member]?.mergedVersion = version
     var dormant: [ContextReference] = []
     var mainQueue: [ContextReference] = []
     var othersMerge = false
-    for (key, other) in members where key != member && other.generation == generation {
+    for index in members.indices {
+      let (key, other) = members[index]
+      guard other.generation == generation else { continue }
+      guard key != member else {
+        members.values[index].mergedVersion = version
+        continue
+      }
       if other.isDormant {
         dormant.append(other.reference)
-        members[key]?.mergedVersion = version
+        members.values[index].mergedVersion = version
       } else {
         othersMerge = true
         if other.mergesOnMainQueue { mainQueue.append(other.reference) }
@@ -103,7 +111,7 @@ struct SaveHistory {
 
   /// Notes that `member` merged every save up to `version`.
   mutating func noteMerged(_ member: Int, upTo version: UInt64) {
-    members[member]?.mergedVersion = version
+    update(member) { $0.mergedVersion = version }
     trim()
   }
 
@@ -117,6 +125,14 @@ struct SaveHistory {
     generation += 1
     version = 0
     entries = []
+  }
+
+  /// Changes a member in place. (Not `members[key]?.field = value`: that `_modify` of the
+  /// dictionary's optional subscript allocates a coroutine frame each time, three
+  /// allocations a save.)
+  private mutating func update(_ member: Int, _ body: (inout Member) -> Void) {
+    guard let index = members.index(forKey: member) else { return }
+    body(&members.values[index])
   }
 
   /// Drops the saves every live context of this generation has merged.

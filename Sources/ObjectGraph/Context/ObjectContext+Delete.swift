@@ -15,6 +15,8 @@ extension ObjectContext {
   ///   of each subtree root from its parent's list, plus a scan of the entities that relate
   ///   to the deleted ones without an inverse.
   public func delete(_ object: ManagedObject) {
+    beginUse()
+    defer { endUse() }
     delete([object])
   }
 

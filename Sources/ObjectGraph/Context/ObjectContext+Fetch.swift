@@ -13,6 +13,8 @@ extension ObjectContext {
   ///   results are read off its ordered index: O(log *n* + *k*) for the *k* objects visited
   ///   until offset + limit match.
   public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+    beginUse()
+    defer { endUse() }
     processPendingChanges()
     let table = try self.table(for: T.self)
     // Matching and sorting run on `[ManagedObject]`: this function is not specialized for
@@ -56,6 +58,8 @@ extension ObjectContext {
   ///   matching objects made; O(log *n*) for a predicate made only of comparisons with one
   ///   indexed attribute (a range).
   public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+    beginUse()
+    defer { endUse() }
     mergeSavedChanges()
     let table = try self.table(for: T.self)
     var count: Int

@@ -138,6 +138,8 @@ extension ObjectContext {
   /// background.processPendingChanges()   // its objects now show that save
   /// ```
   public func processPendingChanges() {
+    beginUse()
+    defer { endUse() }
     guard !isDelivering else { return }
     mergeSavedChanges()
     guard !pending.isEmpty else { return }

@@ -17,6 +17,8 @@ extension ObjectContext {
   ///   and ours; ``rollback()`` takes the stored values), or the store's error.
   /// - Complexity: O(*k*) in the changed objects and properties, plus the saves merged.
   public func save() throws {
+    beginUse()
+    defer { endUse() }
     var isAnnounced = false
     while true {
       processPendingChanges()
@@ -56,6 +58,8 @@ extension ObjectContext {
   ///
   /// - Complexity: O(*k*) in the changed objects and properties.
   public func rollback() {
+    beginUse()
+    defer { endUse() }
     let insertedObjects = inserted.objects
     for object in insertedObjects {
       noteWillTouch(object)

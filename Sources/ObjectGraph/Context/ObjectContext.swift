@@ -32,6 +32,10 @@ public final class ObjectContext {
   var mergedVersion: UInt64
   /// Whether this is a main context the app has not asked for yet (see ``SaveHistory``).
   var isDormant = false
+  #if DEBUG
+    /// Stops the program when two threads use the context at once (debug builds only).
+    let useCheck = ContextUseCheck()
+  #endif
   /// The identity map: every registered object (inserted, saved or deleted-but-unsaved).
   @exclusivity(unchecked) private(set) var registered = ObjectNumberMap<ManagedObject>()
   /// One table per entity of the schema, in schema order.
@@ -116,6 +120,22 @@ public final class ObjectContext {
 
   // MARK: Inspecting
 
+  /// Notes, in debug builds, that the calling thread enters a public entry point (see
+  /// ``ContextUseCheck``); pair with ``endUse()``. Nothing in release builds.
+  @inline(__always)
+  func beginUse() {
+    #if DEBUG
+      useCheck.enter(MisuseMessage.name(of: self))
+    #endif
+  }
+
+  @inline(__always)
+  func endUse() {
+    #if DEBUG
+      useCheck.leave()
+    #endif
+  }
+
   /// The schema of the context's container.
   public var schema: Schema { coordinator.schema }
 
@@ -162,6 +182,8 @@ public final class ObjectContext {
   ///
   /// - Complexity: O(1).
   public func object(with id: ObjectID) -> ManagedObject? {
+    beginUse()
+    defer { endUse() }
     mergeSavedChanges()
     return registered[id]
   }
@@ -219,6 +241,8 @@ public final class ObjectContext {
   ///   message naming the object, its class and the contexts (in release builds too).
   /// - Complexity: O(*k*) in the number of newly inserted objects and their relationships.
   public func insert(_ object: ManagedObject) {
+    beginUse()
+    defer { endUse() }
     // Starts with an empty list, which allocates nothing: a new object related only to
     // objects already here (a child given a saved parent) costs no array.
     var pending: [ManagedObject] = []
