@@ -130,13 +130,8 @@ import Testing
 
   @Test(arguments: StoreKind.allCases)
   func aSaveOverAPropertyChangedElsewhereIsAConflictThatWritesNothing(_ kind: StoreKind) throws {
-    let stack = try Stack(kind)
-    let first = stack.context
-    let box = Box(title: "start")
-    first.insert(box)
-    try first.save()
-    let second = try stack.container.newContext()
-    let theirs = try #require(second.object(with: box.objectID!) as? Box)
+    let (stack, first, second) = try twoContexts(kind)
+    let (box, theirs) = try savedBox(titled: "start", in: first, seenBy: second)
     theirs.title = "second's"
     box.title = "first's"
     try first.save()
@@ -161,15 +156,10 @@ import Testing
 
   @Test(arguments: StoreKind.allCases)
   func changesOfOtherPropertiesAndObjectsMergeAroundUnsavedOnes(_ kind: StoreKind) throws {
-    let stack = try Stack(kind)
-    let first = stack.context
-    let box = Box(title: "box")
+    let (stack, first, second) = try twoContexts(kind)
+    let (box, theirs) = try savedBox(titled: "box", in: first, seenBy: second)
     let other = Box(title: "other")
-    first.insert(box)
     first.insert(other)
-    try first.save()
-    let second = try stack.container.newContext()
-    let theirs = try #require(second.object(with: box.objectID!) as? Box)
     theirs.detail = "second's detail"
     box.title = "first's title"
     other.parent = box
@@ -182,13 +172,8 @@ import Testing
 
   @Test(arguments: StoreKind.allCases)
   func anObjectDeletedOnOneSideAndChangedOnTheOtherIsAConflict(_ kind: StoreKind) throws {
-    let stack = try Stack(kind)
-    let first = stack.context
-    let box = Box(title: "box")
-    first.insert(box)
-    try first.save()
-    let second = try stack.container.newContext()
-    let theirs = try #require(second.object(with: box.objectID!) as? Box)
+    let (_, first, second) = try twoContexts(kind)
+    let (box, theirs) = try savedBox(titled: "box", in: first, seenBy: second)
     theirs.title = "changed"
     first.delete(box)
     try first.save()
@@ -250,6 +235,22 @@ import Testing
       }
     }
     #expect(conflicts > 0)
+  }
+
+  /// A stack and two contexts of its container: the stack's own, and a new one.
+  private func twoContexts(_ kind: StoreKind) throws -> (Stack, ObjectContext, ObjectContext) {
+    let stack = try Stack(kind)
+    return (stack, stack.context, try stack.container.newContext())
+  }
+
+  /// A box saved in `first`, and `second`'s instance of it.
+  private func savedBox(titled title: String, in first: ObjectContext, seenBy second: ObjectContext)
+    throws -> (Box, Box)
+  {
+    let box = Box(title: title)
+    first.insert(box)
+    try first.save()
+    return (box, try #require(second.object(with: box.objectID!) as? Box))
   }
 
   private func isAncestor(_ box: Box, of other: Box) -> Bool {
