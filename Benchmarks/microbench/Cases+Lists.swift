@@ -47,7 +47,32 @@ extension Cases {
         }
       }
     }
-    return inMemory + observed + durable
+    // Swift Array's own work in the two edits whose cost grows with the list: what a
+    // 100,000-child list costs beyond these is the framework's bookkeeping.
+    let plain = sizes.flatMap { size in
+      [
+        MicroBenchmark(
+          "plain [Box] of \(label(size)): remove(at:) + insert(_:at:)", iterations: 2_000
+        ) {
+          var boxes = (0..<size).map { _ in Box() }
+          var random = FixtureRandom(seed: 7)
+          return { _ in
+            let box = boxes.remove(at: random.index(below: size))
+            boxes.insert(box, at: random.index(below: size))
+          }
+        },
+        MicroBenchmark("plain [Box] of \(label(size)): copy with one replaced", iterations: 2_000) {
+          var boxes = (0..<size).map { _ in Box() }
+          var random = FixtureRandom(seed: 7)
+          return { _ in
+            var copy = boxes
+            copy[random.index(below: size)] = Box()
+            boxes = copy
+          }
+        },
+      ]
+    }
+    return inMemory + observed + durable + plain
   }
 
   private static func label(_ size: Int) -> String {

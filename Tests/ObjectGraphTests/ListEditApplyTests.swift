@@ -48,6 +48,38 @@ import Testing
     }
   }
 
+  /// A chunked list (as the in-memory store keeps a long list) applies the same edits to
+  /// the same result, pairs included, across its chunks' edges.
+  @Test func aChunkedListAppliesEditsAsAnArrayDoes() throws {
+    var random = SplitMix64(seed: 23)
+    var array = (0..<UInt64(1_500)).map(ObjectID.init(rawValue:))
+    var chunked = ChunkedList(array)
+    var nextNumber: UInt64 = 10_000
+    for step in 0..<3_000 {
+      let pick = { (bound: Int) in Int(random.next() % UInt64(max(bound, 1))) }
+      let length = array.count
+      nextNumber += 1
+      let edits: [ListEdit]
+      switch random.next() % 5 {
+      case 0:
+        let at = pick(length)
+        edits = [.remove(at: at), .insert(ObjectID(rawValue: nextNumber), at: at)]
+      case 1:
+        let low = pick(length - 1)
+        let high = low + 1 + pick(length - low - 1)
+        edits = [.move(from: high, to: low), .move(from: low + 1, to: high)]
+      case 2: edits = [.insert(ObjectID(rawValue: nextNumber), at: pick(length + 1))]
+      case 3: edits = [.remove(at: pick(length))]
+      default: edits = [.move(from: pick(length), to: pick(length))]
+      }
+      for edit in edits { try array.apply([edit]) }
+      try chunked.applyEdits(edits)
+      #expect(chunked.count == array.count)
+      if step % 100 == 0 { #expect(chunked.elements == array, "step \(step)") }
+    }
+    #expect(chunked.elements == array)
+  }
+
   @Test func anEditThatDoesNotFitIsAnErrorAlsoInAPair() {
     var list = (0..<3).map { ObjectID(rawValue: UInt64($0)) }
     #expect(throws: ObjectGraphError.self) {

@@ -142,6 +142,30 @@ extension Array where Element == ObjectID {
   ///   edit's index is out of range for the list it applies to.
   /// - Complexity: O(*n*) per edit in the worst case, the cost of the array operation.
   public mutating func apply(_ edits: [ListEdit]) throws {
+    try applyEdits(edits)
+  }
+}
+
+/// A list of object ids that list edits apply to: a flat array, or a ``ChunkedList`` that
+/// shifts one chunk per edit. The edits' meaning is written once, in ``applyEdits(_:)``.
+protocol ListEditTarget {
+  var count: Int { get }
+  subscript(index: Int) -> ObjectID { get set }
+  mutating func insert(_ id: ObjectID, at index: Int)
+  @discardableResult mutating func remove(at index: Int) -> ObjectID
+  mutating func moveElement(from: Int, to: Int)
+  mutating func swapAt(_ first: Int, _ second: Int)
+}
+
+extension Array: ListEditTarget where Element == ObjectID {}
+
+extension ListEditTarget {
+  /// Applies list edits in order, each pair a context records for `list[i] = x` or
+  /// `swapAt(i, j)` as the one assignment or exchange it is (see `Array.apply(_:)`).
+  ///
+  /// - Throws: ``ObjectGraphError/Code/corruptStore`` when an edit does not fit; the edits
+  ///   before it stay applied.
+  mutating func applyEdits(_ edits: [ListEdit]) throws {
     var next = edits.startIndex
     while next < edits.endIndex {
       let edit = edits[next]

@@ -72,7 +72,8 @@ public struct ChangesetApplier: Sendable {
           let length =
             try values.editedLength(of: key)
             ?? listLength(
-              values.setValue(of: key) ?? objects.value(of: update.id, property: change.property),
+              values.setValue(of: key).map(\.listCount)
+                ?? objects.listCount(of: update.id, property: change.property),
               change.property, of: update.id, entity)
           values.append(
             edits, for: key, length: try edits.reduce(length) { try $1.count(after: $0) })
@@ -84,11 +85,11 @@ public struct ChangesetApplier: Sendable {
     for pending in values.inOrder {
       let (id, property) = (pending.key.id, pending.key.property)
       if let value = pending.value {
-        objects.setValue(
-          pending.edits.isEmpty ? value : Self.edited(value, pending.edits), of: id,
-          property: property)
+        var value = value
+        if !pending.edits.isEmpty { value.editList(pending.edits) }
+        objects.setValue(value, of: id, property: property)
       } else {
-        objects.modifyValue(of: id, property: property) { $0 = Self.edited($0, pending.edits) }
+        objects.editList(of: id, property: property, pending.edits)
       }
     }
     // In the changeset's order (by id, as saves write them), not the set's hash order:
@@ -120,38 +121,18 @@ public struct ChangesetApplier: Sendable {
     var property: Int
   }
 
-  /// The length of list value `value` of property `property`, which must be a list.
+  /// `count`, the length of property `property`'s value, which must be a list.
   private func listLength(
-    _ value: PersistentValue, _ property: Int, of id: ObjectID, _ entity: EntityDescription
+    _ count: Int?, _ property: Int, of id: ObjectID, _ entity: EntityDescription
   ) throws -> Int {
-    switch value {
-    case .references(let ids): return ids.count
-    case .null: return 0
-    default:
+    guard let count else {
       let name = entity.properties[property].name
       throw ObjectGraphError(
         .corruptStore,
         "list edits on \(entity.name).\(name), which is not a to-many relationship",
         entity: entity.name, property: name, objectID: id)
     }
-  }
-
-  /// List value `value` with `edits` applied (checked to fit), in place when it holds the
-  /// only reference to its array.
-  private static func edited(_ value: consuming PersistentValue, _ edits: [ListEdit])
-    -> PersistentValue
-  {
-    guard case .references(let ids) = value else {
-      return .references(Self.applying(edits, to: []))
-    }
-    value = .null  // lets go of the array: `ids` is then its only holder
-    return .references(Self.applying(edits, to: consume ids))
-  }
-
-  private static func applying(_ edits: [ListEdit], to ids: consuming [ObjectID]) -> [ObjectID] {
-    var ids = ids
-    try! ids.apply(edits)  // checked to fit when the changeset was checked
-    return ids
+    return count
   }
 
   /// The new values of stored objects' properties, in the order first set.

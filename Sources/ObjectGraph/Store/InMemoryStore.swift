@@ -12,7 +12,7 @@ import Synchronization
 public final class InMemoryStore: PersistentStore {
   private struct State {
     var schema: Schema?
-    var objects: [ObjectID: ObjectSnapshot] = [:]
+    var objects = InMemoryObjects()
     var nextObjectNumber: UInt64 = 1
     var isOpen = false
   }
@@ -45,7 +45,7 @@ public final class InMemoryStore: PersistentStore {
     try state.withLock { state in
       guard state.isOpen else { throw Self.closedError() }
       return StoreContents(
-        objects: state.objects.values.sorted { $0.id < $1.id },
+        objects: state.objects.sortedSnapshots,
         nextObjectNumber: state.nextObjectNumber)
     }
   }
@@ -66,7 +66,7 @@ public final class InMemoryStore: PersistentStore {
   func removeAllObjects(nextObjectNumber reserved: UInt64) throws {
     try state.withLock { state in
       guard state.isOpen else { throw Self.closedError() }
-      state.objects = [:]
+      state.objects = InMemoryObjects()
       state.nextObjectNumber = max(state.nextObjectNumber, reserved)
     }
   }

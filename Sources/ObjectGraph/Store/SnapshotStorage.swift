@@ -20,6 +20,17 @@ public protocol SnapshotStorage {
   /// Sets the value of property `property` (below the object's value count) of a stored
   /// object.
   mutating func setValue(_ value: PersistentValue, of id: ObjectID, property: Int)
+
+  /// The number of objects in list property `property` of a stored object, or `nil` when
+  /// its value is not a list (`.null` counts as an empty list). The default reads the value;
+  /// storage that keeps lists apart answers from them.
+  func listCount(of id: ObjectID, property: Int) -> Int?
+
+  /// Applies list edits, already checked to fit, to list property `property` of a stored
+  /// object. The default takes the value out, edits its array in place and puts it back;
+  /// storage that keeps long lists in chunks edits a chunk (an edit of a list of 100,000
+  /// then shifts at most a chunk, not the list's tail).
+  mutating func editList(of id: ObjectID, property: Int, _ edits: [ListEdit])
 }
 
 extension SnapshotStorage {
@@ -44,6 +55,14 @@ extension SnapshotStorage {
     self[id]!.values[property]
   }
 
+  public func listCount(of id: ObjectID, property: Int) -> Int? {
+    value(of: id, property: property).listCount
+  }
+
+  public mutating func editList(of id: ObjectID, property: Int, _ edits: [ListEdit]) {
+    modifyValue(of: id, property: property) { $0.editList(edits) }
+  }
+
   public mutating func setValue(_ value: PersistentValue, of id: ObjectID, property: Int) {
     var snapshot = self[id]!
     snapshot.values[property] = value
@@ -55,5 +74,29 @@ extension Dictionary: SnapshotStorage where Key == ObjectID, Value == ObjectSnap
   /// Sets the value in place: the snapshot's values are not copied.
   public mutating func setValue(_ value: PersistentValue, of id: ObjectID, property: Int) {
     self[id]!.values[property] = value
+  }
+}
+
+extension PersistentValue {
+  /// The number of objects of a list value (`.null` is an empty list), or `nil` for a value
+  /// that is not a list.
+  var listCount: Int? {
+    switch self {
+    case .references(let ids): ids.count
+    case .null: 0
+    default: nil
+    }
+  }
+
+  /// Applies list edits, already checked to fit, to this list value (`.null` is an empty
+  /// list), editing its array in place.
+  mutating func editList(_ edits: [ListEdit]) {
+    var ids: [ObjectID] = []
+    if case .references(let stored) = self {
+      ids = stored
+      self = .null  // lets go of the array: `ids` is then its only holder
+    }
+    try! ids.applyEdits(edits)  // checked to fit when the changeset was checked
+    self = .references(ids)
   }
 }

@@ -60,9 +60,29 @@ struct ChunkedList<Element>: Sequence {
   ///
   /// - Complexity: O(*n* / ``maximumChunkCount``).
   subscript(index: Int) -> Element {
-    guard let chunks else { return flat[index] }
-    let (chunk, offset) = place(of: index, in: chunks)
-    return chunks[chunk][offset]
+    get {
+      guard let chunks else { return flat[index] }
+      let (chunk, offset) = place(of: index, in: chunks)
+      return chunks[chunk][offset]
+    }
+    set {
+      guard chunks != nil else {
+        flat[index] = newValue
+        return
+      }
+      let (chunk, offset) = place(of: index, in: chunks!)
+      chunks![chunk][offset] = newValue
+    }
+  }
+
+  /// Exchanges the elements at `first` and `second`.
+  ///
+  /// - Complexity: O(*n* / ``maximumChunkCount``).
+  mutating func swapAt(_ first: Int, _ second: Int) {
+    guard first != second else { return }
+    let element = self[first]
+    self[first] = self[second]
+    self[second] = element
   }
 
   /// Inserts `element` so that it ends up at `index` (`0...count`).
@@ -186,3 +206,5 @@ struct ChunkedList<Element>: Sequence {
 }
 
 extension ChunkedList: Sendable where Element: Sendable {}
+
+extension ChunkedList: ListEditTarget where Element == ObjectID {}
