@@ -256,6 +256,38 @@ extension ExitTest.Result {
     #expect(message.contains("make a context for each (container.newContext(), or a ModelActor)"))
   }
 
+  @Test func theMainContextUsedOffTheMainActorNamesTheContext() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+      let main = await MainActor.run { UncheckedTransfer(container.mainContext) }
+      try await Task.detached { _ = try main.value.fetchCount(FetchDescriptor<Box>()) }.value
+    }
+    let message = try #require(result).standardErrorText
+    #expect(
+      message.contains(
+        "the main context of the container over an InMemoryStore is used off the main actor"))
+    #expect(message.contains("(container.newContext(), or a ModelActor)"))
+  }
+
+  @Test func aModelActorsContextUsedOutsideTheActorNamesTheContext() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+      let executor = DefaultSerialModelExecutor(modelContext: try container.newContext())
+      _ = try executor.modelContext.fetchCount(FetchDescriptor<Box>())
+    }
+    let message = try #require(result).standardErrorText
+    #expect(
+      message.contains(
+        "a context of the container over an InMemoryStore is used outside the ModelActor"))
+  }
+
+  @Test func aModelActorsContextIsUsedOnItsExecutor() async throws {
+    let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+    let executor = DefaultSerialModelExecutor(modelContext: try container.newContext())
+    let actor = CountingActor(modelContainer: container, modelExecutor: executor)
+    #expect(try await actor.insertAndCount() == 1)
+  }
+
   @Test func aContextUsedByOneThreadAfterAnotherIsFine() async throws {
     let stack = try Stack()
     nonisolated(unsafe) let context = stack.context
@@ -263,5 +295,29 @@ extension ExitTest.Result {
     try context.save()
     let count = try await Task.detached { try context.fetchCount(FetchDescriptor<Box>()) }.value
     #expect(count == 1)
+  }
+}
+
+/// A value handed across isolation unchecked: how a test gets an object where the compiler
+/// would not let it go, to show the debug check catches it.
+private struct UncheckedTransfer<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}
+
+/// A model actor that uses its context on its executor, as it should.
+private actor CountingActor: ModelActor {
+  nonisolated let modelContainer: ObjectContainer
+  nonisolated let modelExecutor: any ModelExecutor
+
+  init(modelContainer: ObjectContainer, modelExecutor: DefaultSerialModelExecutor) {
+    self.modelContainer = modelContainer
+    self.modelExecutor = modelExecutor
+  }
+
+  func insertAndCount() throws -> Int {
+    modelContext.insert(Box(title: "Counted"))
+    try modelContext.save()
+    return try modelContext.fetchCount(FetchDescriptor<Box>())
   }
 }

@@ -16,6 +16,9 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
   /// An executor owning `modelContext`; give it a context no one else uses.
   public init(modelContext: ObjectContext) {
     self.modelContext = modelContext
+    #if DEBUG
+      modelContext.useCheck.bind(to: queue)  // each entry point checks it runs on `queue`
+    #endif
   }
 
   public func enqueue(_ job: consuming ExecutorJob) {

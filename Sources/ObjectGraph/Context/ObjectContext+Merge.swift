@@ -63,6 +63,9 @@ extension ObjectContext {
     guard isDormant else { return }
     coordinator.wake(historyMember)
     isDormant = false
+    #if DEBUG
+      useCheck.bindToMainActor()  // each entry point checks it runs on the main actor
+    #endif
   }
 
   /// The error a save throws while a save of another context conflicts with this one's.
