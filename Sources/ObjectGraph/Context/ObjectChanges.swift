@@ -40,6 +40,23 @@ final class ObjectChanges {
     return .toMany(list)
   }
 
+  /// Whether no property has changed.
+  var isEmpty: Bool { committed.isEmpty && edits.isEmpty }
+
+  /// Forgets the change of `property`: its value now is its committed one (a merge gave it
+  /// the value another context saved).
+  func forget(_ property: Int) {
+    committed[property] = nil
+    edits[property] = nil
+  }
+
+  /// Makes `value` the committed value of changed attribute `property` (another context
+  /// saved it; this context's value stays, to be saved over it).
+  func rebase(_ property: Int, committed value: Slot) {
+    edits[property] = nil
+    committed[property] = value
+  }
+
   /// Records a change of `property` from `old`: an index edit of a to-many list (`edit`),
   /// or a new value.
   func record(_ property: Int, from old: Slot, edit: ListEditRecord?, isToMany: Bool) {

@@ -8,10 +8,12 @@
 /// tracked: merged values are saved already.
 ///
 /// A save that changes a property this context changed too and has not saved (or an object
-/// it deleted, or deletes one it changed) is a conflict: that save and every later one wait
-/// unmerged, and ``save()`` throws ``ObjectGraphError/Code/conflict`` naming each object and
-/// property with the stored value and ours; nothing is written. ``rollback()`` drops this
-/// context's changes, after which the waiting saves merge.
+/// it deleted, or deletes one it changed) is a conflict. The context's ``mergePolicy``
+/// resolves it as the save merges (see ``MergePolicy``); what it cannot resolve (everything,
+/// under ``MergePolicy/error``) holds that save and every later one unmerged, and ``save()``
+/// throws ``ObjectGraphError/Code/conflict`` naming each object and property with the stored
+/// value and ours; nothing is written. ``rollback()`` drops this context's changes, after
+/// which the waiting saves merge.
 extension ObjectContext {
   /// One property (or a whole object, for `property` nil) changed in this context and by a
   /// save of another.
@@ -38,9 +40,15 @@ extension ObjectContext {
     guard !saves.isEmpty else { return [] }
     var conflicts: [MergeConflict] = []
     for save in saves {
-      conflicts = self.conflicts(with: save.changeset)
-      if !conflicts.isEmpty { break }
-      merge(save.changeset)
+      let found = self.conflicts(with: save.changeset)
+      if found.isEmpty {
+        merge(save.changeset)
+      } else if let resolution = resolution(of: save.changeset) {
+        merge(save.changeset, resolving: resolution)
+      } else {
+        conflicts = found
+        break
+      }
       mergedVersion = save.version
     }
     coordinator.noteMerged(historyMember, upTo: mergedVersion)
@@ -77,11 +85,14 @@ extension ObjectContext {
       return "\(place): stored \(conflict.stored), ours \(conflict.ours)"
     }
     let more = conflicts.count > 10 ? "; and \(conflicts.count - 10) more" : ""
+    let policy =
+      mergePolicy == .error
+      ? "" : " (the merge policy \(mergePolicy) resolves attributes and deletes, not this)"
     return ObjectGraphError(
       .conflict,
       "another context saved changes to what this context changed: "
         + listed.joined(separator: "; ") + more
-        + "; nothing was saved: roll back to take the stored values",
+        + "; nothing was saved\(policy): roll back to take the stored values",
       entity: first.entity, property: first.property, objectID: first.objectID)
   }
 
@@ -141,8 +152,12 @@ extension ObjectContext {
 
   // MARK: Applying a save
 
-  /// Applies a changeset another context saved: inserts, then updates, then deletes.
-  private func merge(_ changeset: Changeset) {
+  /// Applies a changeset another context saved (inserts, then updates, then deletes), as
+  /// `resolution` says when it conflicts with this context's changes: what it drops or
+  /// reverts here first, which saved changes it leaves out, and what it forgets or rebases
+  /// here after.
+  private func merge(_ changeset: Changeset, resolving resolution: MergeResolution? = nil) {
+    if let resolution { prepare(resolution) }
     let inserted = changeset.inserted
     var made: [ManagedObject] = []
     made.reserveCapacity(inserted.count)
@@ -165,7 +180,13 @@ extension ObjectContext {
     }
     for update in changeset.updated {
       guard let object = registered[update.id] else { continue }
+      if resolution?.skippedObjects.contains(update.id) == true { continue }
       for change in update.changes {
+        if let resolution,
+          resolution.skipped.contains(MergeResolution.Key(id: update.id, property: change.property))
+        {
+          continue
+        }
         switch change.kind {
         case .set(let value):
           let new = slot(value, change.property, of: object.model)
@@ -183,10 +204,11 @@ extension ObjectContext {
       unregister(object)
       object.detachFromContext(clearingRelationships: true)
     }
+    if let resolution { finish(resolution) }
   }
 
   /// The slot of a stored value of property `index`, its references resolved.
-  private func slot(_ value: PersistentValue, _ index: Int, of model: EntityModel) -> Slot {
+  func slot(_ value: PersistentValue, _ index: Int, of model: EntityModel) -> Slot {
     guard let relationship = model.relationship(index) else { return .value(value) }
     switch value {
     case .reference(let id): return .toOne(registered[id])
@@ -226,7 +248,7 @@ extension ObjectContext {
 
   /// Writes a merged value as any change is written (indexes, live queries, Observation,
   /// relationship observers, the next delivery) but without tracking it: it is saved.
-  private func write(
+  func write(
     _ new: Slot, to index: Int, of object: ManagedObject, edits: [ListEditRecord]
   ) {
     noteWillTouch(object)

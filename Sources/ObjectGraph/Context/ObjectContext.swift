@@ -32,6 +32,15 @@ public final class ObjectContext {
   var mergedVersion: UInt64
   /// Whether this is a main context the app has not asked for yet (see ``SaveHistory``).
   var isDormant = false
+  /// How a save of another context that changed what this context changed and has not
+  /// saved is merged: ``MergePolicy/error`` (the default: this context's save throws
+  /// ``ObjectGraphError/Code/conflict``), or a policy that resolves it (Core Data's
+  /// `mergePolicy`).
+  ///
+  /// ```swift
+  /// context.mergePolicy = .mergeByPropertyObjectTrump
+  /// ```
+  public var mergePolicy = MergePolicy.error
   #if DEBUG
     /// Stops the program when two threads use the context at once (debug builds only).
     let useCheck = ContextUseCheck()

@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// The conflict matrix: each merge policy against a save of another context that changed an
+/// attribute, a to-one, a to-many or an object this context changed or deleted. The first
+/// context saves first; the second, under the policy, merges and saves; both contexts and a
+/// reopened store then hold what the policy says.
+@MainActor
+@Suite struct MergePolicyTests {
+  nonisolated static let resolving: [MergePolicy] = [
+    .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .rollback, .overwrite,
+  ]
+
+  /// The first context changes a box's title and detail; the second its title and created
+  /// date.
+  @Test(arguments: StoreKind.allCases, resolving)
+  func anAttributeChangedOnBothSidesFollowsThePolicy(_ kind: StoreKind, _ policy: MergePolicy)
+    throws
+  {
+    let (stack, first, second) = try twoContexts(kind, policy)
+    let (box, theirs) = try savedBox(in: first, seenBy: second)
+    let start = theirs.created
+    let later = start.addingTimeInterval(60)
+    box.title = "first's"
+    box.detail = "first's detail"
+    try first.save()
+    theirs.title = "second's"
+    theirs.created = later
+
+    try second.save()
+    let (title, detail, created): (String, String, Date) =
+      switch policy {
+      case .mergeByPropertyStoreTrump: ("first's", "first's detail", later)
+      case .mergeByPropertyObjectTrump: ("second's", "first's detail", later)
+      case .rollback: ("first's", "first's detail", start)
+      case .overwrite: ("second's", "start detail", later)
+      case .error: ("", "", start)
+      }
+    #expect(!second.hasChanges)
+    #expect(theirs.title == title && theirs.detail == detail && theirs.created == created)
+    first.processPendingChanges()
+    #expect(box.title == title && box.detail == detail && box.created == created)
+    let stored = try #require(try stack.reopened().context.fetch(FetchDescriptor<Box>()).first)
+    #expect(stored.title == title && stored.detail == detail && stored.created == created)
+  }
+
+  /// Before its save, the second context holds the resolved values, and its committed
+  /// values are the stored ones: rolling back takes what the first context saved.
+  @Test(arguments: StoreKind.allCases)
+  func aResolvedChangeIsBasedOnTheStoredValue(_ kind: StoreKind) throws {
+    let (_, first, second) = try twoContexts(kind, .mergeByPropertyObjectTrump)
+    let (box, theirs) = try savedBox(in: first, seenBy: second)
+    box.title = "first's"
+    try first.save()
+    theirs.title = "second's"
+    second.processPendingChanges()
+    #expect(theirs.title == "second's" && second.hasChanges)
+    #expect(second.committedValues(of: theirs)["title"] == .string("first's"))
+    second.rollback()
+    #expect(theirs.title == "first's" && !second.hasChanges)
+  }
+
+  @Test(arguments: StoreKind.allCases, resolving)
+  func anObjectDeletedOnOneSideStaysDeleted(_ kind: StoreKind, _ policy: MergePolicy) throws {
+    // The other context deleted what this one changed.
+    do {
+      let (stack, first, second) = try twoContexts(kind, policy)
+      let (box, theirs) = try savedBox(in: first, seenBy: second)
+      first.delete(box)
+      try first.save()
+      theirs.title = "changed"
+      try second.save()
+      #expect(theirs.context == nil && !second.hasChanges)
+      #expect(try stack.reopened().context.fetchCount(FetchDescriptor<Box>()) == 0)
+    }
+    // This context deleted what the other one changed.
+    do {
+      let (stack, first, second) = try twoContexts(kind, policy)
+      let (box, theirs) = try savedBox(in: first, seenBy: second)
+      box.title = "changed"
+      try first.save()
+      second.delete(theirs)
+      try second.save()
+      first.processPendingChanges()
+      #expect(box.context == nil)
+      #expect(try stack.reopened().context.fetchCount(FetchDescriptor<Box>()) == 0)
+    }
+  }
+
+  /// A child deleted on both sides: both removed it from its parent's children, alike.
+  @Test(arguments: StoreKind.allCases, resolving)
+  func anObjectDeletedOnBothSidesIsDeletedOnce(_ kind: StoreKind, _ policy: MergePolicy) throws {
+    let (stack, first, second) = try twoContexts(kind, policy)
+    let (parent, theirParent) = try savedBox(in: first, seenBy: second)
+    let child = Box(title: "child", parent: parent)
+    _ = Box(title: "sibling", parent: parent)
+    try first.save()
+    second.processPendingChanges()
+    let theirChild = try #require(theirParent.children.first)
+    first.delete(child)
+    try first.save()
+    second.delete(theirChild)
+    try second.save()
+    #expect(theirParent.children.map(\.title) == ["sibling"])
+    #expect(!second.hasChanges)
+    let reopened = try stack.reopened().context
+    #expect(
+      try reopened.fetch(FetchDescriptor<Box>()).map(\.title).sorted() == ["sibling", "start"])
+  }
+
+  /// The same move of a list made on both sides is kept once; different moves conflict
+  /// under every policy.
+  @Test(arguments: StoreKind.allCases, resolving)
+  func aListChangedOnBothSides(_ kind: StoreKind, _ policy: MergePolicy) throws {
+    let (stack, first, second) = try twoContexts(kind, policy)
+    let (parent, theirParent) = try savedBox(in: first, seenBy: second)
+    for title in ["a", "b", "c"] { _ = Box(title: title, parent: parent) }
+    try first.save()
+    second.processPendingChanges()
+
+    parent.children.move(fromOffsets: [0], toOffset: 3)
+    try first.save()
+    theirParent.children.move(fromOffsets: [0], toOffset: 3)
+    try second.save()
+    #expect(theirParent.children.map(\.title) == ["b", "c", "a"] && !second.hasChanges)
+
+    parent.children.move(fromOffsets: [0], toOffset: 3)  // c, a, b
+    try first.save()
+    theirParent.children.swapAt(0, 1)  // c, b, a here
+    let error = #expect(throws: ObjectGraphError.self) { try second.save() }
+    #expect(error?.code == .conflict && error?.property == "children")
+    #expect(error?.message.contains("resolves attributes and deletes, not this") == true)
+    second.rollback()
+    #expect(theirParent.children.map(\.title) == ["c", "a", "b"])
+    let reopened = try stack.reopened().context
+    let stored = try reopened.fetch(
+      FetchDescriptor<Box>(predicate: #Predicate { $0.title == "start" }))
+    #expect(stored.first?.children.map(\.title) == ["c", "a", "b"])
+  }
+
+  /// A child given another parent on each side conflicts under every policy, and so does a
+  /// delete against a relationship change.
+  @Test(arguments: StoreKind.allCases, resolving)
+  func aToOneChangedDifferentlyOnBothSidesIsAConflict(_ kind: StoreKind, _ policy: MergePolicy)
+    throws
+  {
+    let (_, first, second) = try twoContexts(kind, policy)
+    let (root, theirRoot) = try savedBox(in: first, seenBy: second)
+    let child = Box(title: "child", parent: root)
+    let left = Box(title: "left", parent: root)
+    _ = Box(title: "right", parent: root)
+    try first.save()
+    second.processPendingChanges()
+    let theirChild = theirRoot.children[0]
+    let theirRight = theirRoot.children[2]
+
+    child.parent = left
+    try first.save()
+    theirChild.parent = theirRight
+    let error = #expect(throws: ObjectGraphError.self) { try second.save() }
+    #expect(error?.code == .conflict)
+    second.rollback()
+    #expect(theirChild.parent?.title == "left")
+
+    first.delete(left)  // cascades to child
+    try first.save()
+    theirChild.title = "renamed"
+    theirRoot.children.append(Box(title: "new"))
+    theirChild.parent = theirRoot.children[1]  // still right here: a relationship change
+    #expect(throws: ObjectGraphError.self) { try second.save() }
+  }
+
+  /// Under the error policy every case above is a conflict that writes nothing.
+  @Test(arguments: StoreKind.allCases)
+  func theErrorPolicyResolvesNothing(_ kind: StoreKind) throws {
+    let (_, first, second) = try twoContexts(kind, .error)
+    let (box, theirs) = try savedBox(in: first, seenBy: second)
+    box.title = "first's"
+    try first.save()
+    theirs.title = "second's"
+    let error = #expect(throws: ObjectGraphError.self) { try second.save() }
+    #expect(error?.code == .conflict)
+    #expect(error?.message.contains("merge policy") == false)
+  }
+
+  // MARK: Helpers
+
+  /// A stack and two contexts of its container, the second under `policy`.
+  private func twoContexts(_ kind: StoreKind, _ policy: MergePolicy) throws
+    -> (Stack, ObjectContext, ObjectContext)
+  {
+    let stack = try Stack(kind)
+    let second = try stack.container.newContext()
+    second.mergePolicy = policy
+    return (stack, stack.context, second)
+  }
+
+  /// A box titled "start" saved in `first`, and `second`'s instance of it.
+  private func savedBox(in first: ObjectContext, seenBy second: ObjectContext) throws -> (
+    Box, Box
+  ) {
+    let box = Box(title: "start")
+    box.detail = "start detail"
+    first.insert(box)
+    try first.save()
+    return (box, try #require(second.object(with: box.objectID!) as? Box))
+  }
+}
