@@ -110,8 +110,11 @@ import Testing
       try reopened.fetch(FetchDescriptor<Box>()).map(\.title).sorted() == ["sibling", "start"])
   }
 
-  /// The same move of a list made on both sides is kept once; different moves conflict
-  /// under every policy.
+  /// A list edited on both sides: the same move is kept once; different moves merge, the
+  /// later save's move winning for an element both moved under the object-trump policies and
+  /// the stored one under the store-trump policies; both sides' new children are kept,
+  /// except under the rollback policy, which drops a list change that added members and so
+  /// cannot resolve it.
   @Test(arguments: StoreKind.allCases, resolving)
   func aListChangedOnBothSides(_ kind: StoreKind, _ policy: MergePolicy) throws {
     let (stack, first, second) = try twoContexts(kind, policy)
@@ -119,25 +122,53 @@ import Testing
     for title in ["a", "b", "c"] { _ = Box(title: title, parent: parent) }
     try first.save()
     second.processPendingChanges()
+    let titles = { theirParent.children.map(\.title) }
+    // An observer of the list, told of every merge: what it heard stays the list.
+    var heard = titles()
+    let token = second.observe(theirParent, relationship: \.children) { change in
+      heard = change.apply(to: heard, takingInsertionsFrom: titles())
+    }
 
     parent.children.move(fromOffsets: [0], toOffset: 3)
     try first.save()
     theirParent.children.move(fromOffsets: [0], toOffset: 3)
     try second.save()
-    #expect(theirParent.children.map(\.title) == ["b", "c", "a"] && !second.hasChanges)
+    #expect(titles() == ["b", "c", "a"] && !second.hasChanges)
 
-    parent.children.move(fromOffsets: [0], toOffset: 3)  // c, a, b
+    parent.children.move(fromOffsets: [0], toOffset: 3)  // c, a, b: b moved
     try first.save()
-    theirParent.children.swapAt(0, 1)  // c, b, a here
-    let error = #expect(throws: ObjectGraphError.self) { try second.save() }
-    #expect(error?.code == .conflict && error?.property == "children")
-    #expect(error?.message.contains("resolves attributes and deletes, not this") == true)
-    second.rollback()
-    #expect(theirParent.children.map(\.title) == ["c", "a", "b"])
+    theirParent.children.swapAt(0, 1)  // c, b, a: b moved too
+    try second.save()
+    let objectWins = policy == .mergeByPropertyObjectTrump || policy == .overwrite
+    #expect(titles() == (objectWins ? ["c", "b", "a"] : ["c", "a", "b"]))
+    first.processPendingChanges()
+    #expect(parent.children.map(\.title) == titles())
+    second.processPendingChanges()
+    #expect(heard == titles())
+
+    let before = titles()
+    parent.children.insert(Box(title: "x"), at: 0)
+    try first.save()
+    theirParent.children.append(Box(title: "y"))
+    if policy == .rollback {
+      let error = #expect(throws: ObjectGraphError.self) { try second.save() }
+      #expect(error?.code == .conflict && error?.property == "children")
+      #expect(error?.message.contains("does not resolve this") == true)
+      second.rollback()
+      #expect(titles() == ["x"] + before)
+    } else {
+      try second.save()
+      #expect(titles() == ["x"] + before + ["y"])
+      #expect(theirParent.children.allSatisfy { $0.parent === theirParent })
+    }
     let reopened = try stack.reopened().context
     let stored = try reopened.fetch(
       FetchDescriptor<Box>(predicate: #Predicate { $0.title == "start" }))
-    #expect(stored.first?.children.map(\.title) == ["c", "a", "b"])
+    #expect(stored.first?.children.map(\.title) == titles())
+    #expect(!second.hasChanges)
+    second.processPendingChanges()
+    #expect(heard == titles())
+    withExtendedLifetime(token) {}
   }
 
   /// A child given another parent on each side conflicts under every policy, and so does a

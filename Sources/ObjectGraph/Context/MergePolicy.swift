@@ -16,16 +16,23 @@
 /// Every policy but ``error`` resolves:
 ///
 /// - an attribute changed on both sides, as the policy says;
+/// - an ordered list edited on both sides (one whose inverse, if any, is a to-one): both
+///   sides' inserts and removals are kept, each side's moves too, a move of an element the
+///   other side removed is dropped, and an element both moved goes where this context put it
+///   under the object-trump policies (``mergeByPropertyObjectTrump``, ``overwrite``: the
+///   later save wins) and where the store has it under ``mergeByPropertyStoreTrump``;
+///   ``rollback`` takes the stored list when this context only reordered it;
 /// - the same change made on both sides (a list left alike by both, an object both
 ///   deleted): it is kept once;
 /// - a delete against changes of attributes: the delete wins (an object deleted on one side
 ///   stays deleted, and the other side's changes to its attributes are dropped).
 ///
-/// A relationship changed differently on both sides, or a delete against changes of
-/// relationships, is still a conflict under every policy: a relationship change comes with
-/// the changes it made on the inverse side, which a policy cannot keep or drop one at a
-/// time. ``ObjectContext/save()`` then throws ``ObjectGraphError/Code/conflict`` naming each
-/// one, and ``ObjectContext/rollback()`` takes the stored values.
+/// A to-one changed to different objects on both sides, a many-to-many list edited on both,
+/// or a delete against changes of relationships, is still a conflict under every policy: a
+/// relationship change comes with the changes it made on the inverse side, which a policy
+/// cannot keep or drop one at a time. ``ObjectContext/save()`` then throws
+/// ``ObjectGraphError/Code/conflict`` naming each one, and ``ObjectContext/rollback()`` takes
+/// the stored values.
 public enum MergePolicy: Sendable, Hashable {
   /// A conflicting save waits unmerged, and this context's next save throws
   /// ``ObjectGraphError/Code/conflict`` naming each object and property with the stored

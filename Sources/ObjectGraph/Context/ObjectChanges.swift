@@ -50,8 +50,8 @@ final class ObjectChanges {
     edits[property] = nil
   }
 
-  /// Makes `value` the committed value of changed attribute `property` (another context
-  /// saved it; this context's value stays, to be saved over it).
+  /// Makes `value` the committed value of changed `property` (another context saved it;
+  /// this context's value stays, to be saved over it: a list then as a whole value).
   func rebase(_ property: Int, committed value: Slot) {
     edits[property] = nil
     committed[property] = value

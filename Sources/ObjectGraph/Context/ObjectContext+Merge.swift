@@ -87,7 +87,7 @@ extension ObjectContext {
     let more = conflicts.count > 10 ? "; and \(conflicts.count - 10) more" : ""
     let policy =
       mergePolicy == .error
-      ? "" : " (the merge policy \(mergePolicy) resolves attributes and deletes, not this)"
+      ? "" : " (the merge policy \(mergePolicy) does not resolve this)"
     return ObjectGraphError(
       .conflict,
       "another context saved changes to what this context changed: "

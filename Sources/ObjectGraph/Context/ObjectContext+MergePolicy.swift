@@ -29,6 +29,17 @@ extension ObjectContext {
     var forgotten: [Key] = []
     /// After the merge: attributes whose value here stays, now changed from this saved one.
     var rebased: [(Key, PersistentValue)] = []
+    /// After the merge: lists both sides edited, and how they merge.
+    var mergedLists: [(Key, ListMergePlan)] = []
+  }
+
+  /// How a list both sides edited merges: the saved change, and whether this context's
+  /// moves win where both moved an element (or its whole change gives way, when it only
+  /// reordered: ``MergePolicy/rollback``).
+  struct ListMergePlan {
+    let change: PropertyChange.Kind
+    let oursWinMoves: Bool
+    let takesTheirs: Bool
   }
 
   /// How ``mergePolicy`` resolves a save that conflicts with this context's changes, or nil
@@ -51,18 +62,24 @@ extension ObjectContext {
       }
       guard let changes = object.changes else { continue }
       var overlapping: [PropertyChange] = []
-      var alike: Set<Int> = []
+      var settled: Set<Int> = []  // relationships both changed, resolved already
       for change in update.changes where changes.hasChanged(change.property) {
         if isAttribute(change.property) {
           overlapping.append(change)
           continue
         }
-        // A relationship both sides left alike is kept once; any other is a conflict.
-        guard savedChange(change, leaves: object, as: changes) else { return nil }
+        // A relationship both sides left alike is kept once; a list both edited is merged
+        // (see ``ListMerge``); any other is a conflict.
         let key = MergeResolution.Key(id: update.id, property: change.property)
         resolution.skipped.insert(key)
-        resolution.forgotten.append(key)
-        alike.insert(change.property)
+        settled.insert(change.property)
+        if savedChange(change, leaves: object, as: changes) {
+          resolution.forgotten.append(key)
+        } else if let merged = listMerge(of: change, into: object, as: changes) {
+          resolution.mergedLists.append((key, merged))
+        } else {
+          return nil
+        }
       }
       if overlapping.isEmpty { continue }
       let key = { (property: Int) in MergeResolution.Key(id: update.id, property: property) }
@@ -79,13 +96,13 @@ extension ObjectContext {
       case .rollback:
         let saved = Set(update.changes.map(\.property))
         for property in changes.changedProperties
-        where !saved.contains(property) && !alike.contains(property) {
+        where !saved.contains(property) && !settled.contains(property) {
           guard isAttribute(property) else { return nil }
           resolution.reverted.append(key(property))
         }
         resolution.forgotten += overlapping.map { key($0.property) }
       case .overwrite:
-        for change in update.changes where !alike.contains(change.property) {
+        for change in update.changes where !settled.contains(change.property) {
           guard isAttribute(change.property) else { return nil }
           resolution.skipped.insert(key(change.property))
           resolution.rebased.append((key(change.property), Self.savedValue(change)))
@@ -129,6 +146,10 @@ extension ObjectContext {
 
   /// Applies what a resolution does here after its save merged.
   func finish(_ resolution: MergeResolution) {
+    for (key, plan) in resolution.mergedLists {
+      guard let object = registered[key.id] else { continue }
+      mergeList(key.property, of: object, plan)
+    }
     for key in resolution.forgotten {
       guard let object = registered[key.id] else { continue }
       forgetChange(of: object, key.property)
@@ -155,6 +176,70 @@ extension ObjectContext {
     if changes.isEmpty, object.lifecycle == .persisted {
       object.changes = nil
       updated.remove(object)
+    }
+  }
+
+  /// How a saved change of a list this context edited too merges under ``mergePolicy``, or
+  /// nil when it does not: a many-to-many list (merging it would change the other lists'
+  /// members too), or, under ``MergePolicy/rollback``, a list whose members changed here.
+  private func listMerge(
+    of change: PropertyChange, into object: ManagedObject, as changes: ObjectChanges
+  ) -> ListMergePlan? {
+    guard let relationship = object.model.relationship(change.property), relationship.isToMany,
+      relationship.inverseModel?.isToMany != true
+    else { return nil }
+    switch mergePolicy {
+    case .error:
+      return nil
+    case .mergeByPropertyStoreTrump:
+      return ListMergePlan(change: change.kind, oursWinMoves: false, takesTheirs: false)
+    case .mergeByPropertyObjectTrump, .overwrite:
+      return ListMergePlan(change: change.kind, oursWinMoves: true, takesTheirs: false)
+    case .rollback:
+      let current = object.slots[change.property]
+      let committed = changes.committedValue(of: change.property, current: current)
+      let members = Set(committed.objects.map(ObjectIdentifier.init))
+      guard members == Set(current.objects.map(ObjectIdentifier.init)) else { return nil }
+      return ListMergePlan(change: change.kind, oursWinMoves: false, takesTheirs: true)
+    }
+  }
+
+  /// Merges a list both sides edited: the saved list is the saved change applied to the
+  /// committed one; the list becomes the three-way merge of the committed, saved and
+  /// current lists (``ListMerge``), changed from the saved one.
+  ///
+  /// Members stay in step with their inverse to-ones: a member only one side added or
+  /// removed was given or taken its to-one on that side, and a to-one both changed is a
+  /// conflict no policy resolves.
+  private func mergeList(_ property: Int, of object: ManagedObject, _ plan: ListMergePlan) {
+    guard let changes = object.changes else { return }
+    let current = object.slots[property].objects
+    let committed = changes.committedValue(of: property, current: object.slots[property]).objects
+    var savedIDs: [ObjectID]
+    switch plan.change {
+    case .set(.references(let ids)): savedIDs = ids
+    case .set: savedIDs = []
+    case .edit(let edits):
+      savedIDs = committed.compactMap(\.storedObjectID)
+      try? savedIDs.apply(edits)  // checked by the saving context's store
+    }
+    let saved = savedIDs.compactMap { registered[$0] }
+    let merged: [ManagedObject]
+    if plan.takesTheirs {
+      merged = saved
+    } else {
+      var byIdentity: [ObjectIdentifier: ManagedObject] = [:]
+      for object in committed + saved + current { byIdentity[ObjectIdentifier(object)] = object }
+      merged = ListMerge.merge(
+        base: committed.map(ObjectIdentifier.init), theirs: saved.map(ObjectIdentifier.init),
+        ours: current.map(ObjectIdentifier.init), oursWinMoves: plan.oursWinMoves
+      ).map { byIdentity[$0]! }
+    }
+    write(.toMany(merged), to: property, of: object, edits: [])
+    if merged.elementsEqual(saved, by: ===) {
+      forgetChange(of: object, property)
+    } else {
+      changes.rebase(property, committed: .toMany(saved))
     }
   }
 
