@@ -40,6 +40,44 @@ extension Cases {
             other.processPendingChanges()
           }
         },
+        // A save of 1,000 changes, merged or not: the difference is the merge's cost, which
+        // must be that of the changes, not of the store.
+        MicroBenchmark(
+          "merge: 1,000 renames + save, merged by another context, in \(label)", iterations: 100
+        ) {
+          let (container, saving, boxes) = try mergeFixture(size: size)
+          let other = try container.newContext()
+          var random = FixtureRandom(seed: 5)
+          return { number in
+            for offset in 0..<1_000 {
+              boxes[random.index(below: boxes.count)].title = "Renamed \(number).\(offset)"
+            }
+            try saving.save()
+            other.processPendingChanges()
+          }
+        },
+        MicroBenchmark(
+          "merge: 1,000 renames + save, merged by the dormant main context only, in \(label)",
+          iterations: 100
+        ) {
+          let (_, saving, boxes) = try mergeFixture(size: size)
+          var random = FixtureRandom(seed: 5)
+          return { number in
+            for offset in 0..<1_000 {
+              boxes[random.index(below: boxes.count)].title = "Renamed \(number).\(offset)"
+            }
+            try saving.save()
+          }
+        },
+        // What a context costs in memory (kept B/op): each a copy of every object today.
+        MicroBenchmark("memory: one more context of a store of \(label)", iterations: 2) {
+          let (container, _, _) = try mergeFixture(size: size)
+          var contexts: [ObjectContext] = []
+          return { _ in
+            contexts.append(try container.newContext())
+            _ = try contexts.last!.fetchCount(FetchDescriptor<Box>())
+          }
+        },
         MicroBenchmark(
           "merge: rename + save, merged into the dormant main context, in \(label)",
           iterations: 2_000

@@ -171,13 +171,13 @@ import Testing
     withExtendedLifetime(token) {}
   }
 
-  /// A child given another parent on each side conflicts under every policy, and so does a
-  /// delete against a relationship change.
+  /// A child given another parent on each side keeps ours under the object-trump policies
+  /// and the stored one under the store-trump ones; the losing parent lets go of it, so
+  /// every inverse stays in step. A delete against a relationship change conflicts under
+  /// every policy.
   @Test(arguments: StoreKind.allCases, resolving)
-  func aToOneChangedDifferentlyOnBothSidesIsAConflict(_ kind: StoreKind, _ policy: MergePolicy)
-    throws
-  {
-    let (_, first, second) = try twoContexts(kind, policy)
+  func aToOneSetDifferentlyOnBothSides(_ kind: StoreKind, _ policy: MergePolicy) throws {
+    let (stack, first, second) = try twoContexts(kind, policy)
     let (root, theirRoot) = try savedBox(in: first, seenBy: second)
     let child = Box(title: "child", parent: root)
     let left = Box(title: "left", parent: root)
@@ -185,22 +185,39 @@ import Testing
     try first.save()
     second.processPendingChanges()
     let theirChild = theirRoot.children[0]
+    let theirLeft = theirRoot.children[1]
     let theirRight = theirRoot.children[2]
 
     child.parent = left
     try first.save()
     theirChild.parent = theirRight
+    try second.save()
+    let objectWins = policy == .mergeByPropertyObjectTrump || policy == .overwrite
+    let winner = objectWins ? theirRight : theirLeft
+    #expect(theirChild.parent === winner && !second.hasChanges)
+    #expect(theirLeft.children.map(\.title) == (objectWins ? [] : ["child"]))
+    #expect(theirRight.children.map(\.title) == (objectWins ? ["child"] : []))
+    #expect(theirRoot.children.map(\.title) == ["left", "right"])
+    first.processPendingChanges()
+    #expect(child.parent?.title == winner.title)
+    let fresh = try ObjectContext(stack.container)
+    let stored = try fresh.fetch(
+      FetchDescriptor<Box>(predicate: #Predicate { $0.title == "child" }))
+    #expect(stored.first?.parent?.title == winner.title)
+    #expect(stored.first?.parent?.children.map(\.title) == ["child"])
+
+    // A delete against a relationship change: the child's parent (and so the child).
+    first.delete(try #require(first.registeredModel(for: winner.persistentModelID!) as Box?))
+    try first.save()
+    theirChild.parent = theirRoot
     let error = #expect(throws: ObjectGraphError.self) { try second.save() }
     #expect(error?.code == .conflict)
     second.rollback()
-    #expect(theirChild.parent?.title == "left")
 
-    first.delete(left)  // cascades to child
-    try first.save()
-    theirChild.title = "renamed"
-    theirRoot.children.append(Box(title: "new"))
-    theirChild.parent = theirRoot.children[1]  // still right here: a relationship change
-    #expect(throws: ObjectGraphError.self) { try second.save() }
+    #expect(theirChild.context == nil)
+    let reopened = try stack.reopened().context
+    let titles = try reopened.fetch(FetchDescriptor<Box>()).map(\.title).sorted()
+    #expect(titles == [objectWins ? "left" : "right", "start"])
   }
 
   /// Under the error policy every case above is a conflict that writes nothing.

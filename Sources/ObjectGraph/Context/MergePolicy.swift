@@ -22,17 +22,20 @@
 ///   under the object-trump policies (``mergeByPropertyObjectTrump``, ``overwrite``: the
 ///   later save wins) and where the store has it under ``mergeByPropertyStoreTrump``;
 ///   ``rollback`` takes the stored list when this context only reordered it;
+/// - a to-one set to different objects on both sides: this context's object under the
+///   object-trump policies, the stored one under the store-trump policies; the losing
+///   object lets go of it on the inverse side;
 /// - the same change made on both sides (a list left alike by both, an object both
 ///   deleted): it is kept once;
 /// - a delete against changes of attributes: the delete wins (an object deleted on one side
 ///   stays deleted, and the other side's changes to its attributes are dropped).
 ///
-/// A to-one changed to different objects on both sides, a many-to-many list edited on both,
-/// or a delete against changes of relationships, is still a conflict under every policy: a
-/// relationship change comes with the changes it made on the inverse side, which a policy
-/// cannot keep or drop one at a time. ``ObjectContext/save()`` then throws
-/// ``ObjectGraphError/Code/conflict`` naming each one, and ``ObjectContext/rollback()`` takes
-/// the stored values.
+/// A many-to-many list edited on both sides, a delete against changes of relationships, or
+/// (under ``rollback``) a change of a list's members or of another relationship of an object
+/// in conflict, is still a conflict: a relationship change comes with the changes it made
+/// on the inverse side, which a policy cannot keep or drop one at a time.
+/// ``ObjectContext/save()`` then throws ``ObjectGraphError/Code/conflict`` naming each one,
+/// and ``ObjectContext/rollback()`` takes the stored values.
 public enum MergePolicy: Sendable, Hashable {
   /// A conflicting save waits unmerged, and this context's next save throws
   /// ``ObjectGraphError/Code/conflict`` naming each object and property with the stored

@@ -31,6 +31,16 @@ extension ObjectContext {
     var rebased: [(Key, PersistentValue)] = []
     /// After the merge: lists both sides edited, and how they merge.
     var mergedLists: [(Key, ListMergePlan)] = []
+    /// After the merge: to-ones both sides set to different objects, and which side wins.
+    var toOnes: [(Key, ToOneWinner)] = []
+  }
+
+  /// Which side's object a to-one both sides set keeps.
+  enum ToOneWinner {
+    /// Ours stays; the object the save gave it lets go of this one on the inverse side.
+    case ours(saved: ObjectID?)
+    /// The save's object is merged; ours lets go of this one on the inverse side.
+    case stored(ours: ManagedObject?)
   }
 
   /// How a list both sides edited merges: the saved change, and whether this context's
@@ -77,6 +87,9 @@ extension ObjectContext {
           resolution.forgotten.append(key)
         } else if let merged = listMerge(of: change, into: object, as: changes) {
           resolution.mergedLists.append((key, merged))
+        } else if let winner = toOneWinner(of: change, of: object) {
+          if case .stored = winner { resolution.skipped.remove(key) }  // the merge sets it
+          resolution.toOnes.append((key, winner))
         } else {
           return nil
         }
@@ -149,6 +162,11 @@ extension ObjectContext {
     for (key, plan) in resolution.mergedLists {
       guard let object = registered[key.id] else { continue }
       mergeList(key.property, of: object, plan)
+    }
+    // After the lists: a list merge may have kept the loser's side of a to-one.
+    for (key, winner) in resolution.toOnes {
+      guard let object = registered[key.id] else { continue }
+      settleToOne(key.property, of: object, winner)
     }
     for key in resolution.forgotten {
       guard let object = registered[key.id] else { continue }
@@ -241,6 +259,63 @@ extension ObjectContext {
     } else {
       changes.rebase(property, committed: .toMany(saved))
     }
+  }
+
+  /// Which side wins a to-one both sides set to different objects under ``mergePolicy``, or
+  /// nil for a change that is not a to-one's.
+  private func toOneWinner(of change: PropertyChange, of object: ManagedObject) -> ToOneWinner? {
+    guard let relationship = object.model.relationship(change.property),
+      !relationship.isToMany, case .set(let value) = change.kind
+    else { return nil }
+    switch mergePolicy {
+    case .error:
+      return nil
+    case .mergeByPropertyObjectTrump, .overwrite:
+      if case .reference(let id) = value { return .ours(saved: id) }
+      return .ours(saved: nil)
+    case .mergeByPropertyStoreTrump, .rollback:
+      return .stored(ours: object.slots[change.property].object)
+    }
+  }
+
+  /// Settles a to-one both sides set, once the save merged: the losing side's object lets
+  /// go of `object` on the inverse side (a change of this context, tracked, through the
+  /// relationship's own bookkeeping), and the to-one's change here is rebased on the saved
+  /// object (ours won) or forgotten (the store won).
+  private func settleToOne(_ property: Int, of object: ManagedObject, _ winner: ToOneWinner) {
+    guard let changes = object.changes, let relationship = object.model.relationship(property)
+    else { return }
+    let loser: ManagedObject?
+    switch winner {
+    case .ours(let saved):
+      loser = saved.flatMap { registered[$0] }
+      changes.rebase(property, committed: .toOne(loser))
+    case .stored(let ours):
+      loser = ours
+      forgetChange(of: object, property)
+    }
+    guard let loser, loser !== object.slots[property].object,
+      let inverse = relationship.inverse, let inverseModel = relationship.inverseModel
+    else { return }
+    loser.dropStale(object, fromInverse: inverse, isToMany: inverseModel.isToMany)
+    forgetIfUnchanged(loser, inverse)
+  }
+
+  /// Forgets this context's change of `property` when the property holds its committed
+  /// value again (a list that got back what it had).
+  ///
+  /// - Complexity: O(*n*) for a list of *n* objects.
+  private func forgetIfUnchanged(_ object: ManagedObject, _ property: Int) {
+    guard let changes = object.changes, changes.hasChanged(property) else { return }
+    let current = object.slots[property]
+    let committed = changes.committedValue(of: property, current: current)
+    let isSame: Bool
+    switch (current, committed) {
+    case (.toMany(let now), .toMany(let then)): isSame = now.elementsEqual(then, by: ===)
+    case (.toOne(let now), .toOne(let then)): isSame = now === then
+    default: isSame = false
+    }
+    if isSame { forgetChange(of: object, property) }
   }
 
   /// Whether a saved change of a relationship leaves it as this context holds it: the same

@@ -390,6 +390,25 @@ extension ManagedObject {
     }
   }
 
+  /// Removes `owner` from this object's inverse relationship `index`, found by a search and
+  /// without touching `owner`'s side: for a merge that settled `owner`'s to-one on another
+  /// object and left this side holding it (``ObjectContext`` settling a to-one both
+  /// contexts set). A tracked change, as any edit of the relationship.
+  ///
+  /// - Complexity: O(*n*) in the list's objects.
+  final func dropStale(_ owner: ManagedObject, fromInverse index: Int, isToMany: Bool) {
+    if isToMany {
+      guard let position = slots[index].objects.firstIndex(where: { $0 === owner }) else {
+        return
+      }
+      editToMany(index, .remove(owner, at: position)) {
+        _ = PlainArray.remove(at: position, from: &$0)
+      }
+    } else if slots[index].object === owner {
+      writeSlot(index, .toOne(nil))
+    }
+  }
+
   /// Makes this object's inverse relationship `index` hold `owner`, taking this object away
   /// from whatever held it before through the forward relationship `forward`.
   final func link(
