@@ -10,12 +10,9 @@ import Testing
 @MainActor
 @Suite struct BackgroundImportTests {
   static let batchSize = 1_000
-  /// 100 batches; 10 under a sanitizer (CI's runs set its options), which looks for races
-  /// between the actor and the main context, not for what a long import adds.
-  static let batchCount =
-    ["ASAN_OPTIONS", "TSAN_OPTIONS"].contains {
-      ProcessInfo.processInfo.environment[$0] != nil
-    } ? 10 : 100
+  /// 100 batches; 10 under a sanitizer, which looks for races between the actor and the
+  /// main context, not for what a long import adds.
+  static let batchCount = TestScale.steps(100, sanitized: 10)
 
   @Test(arguments: StoreKind.allCases)
   func theMainContextsViewsStayExactThroughABackgroundImport(_ kind: StoreKind) async throws {

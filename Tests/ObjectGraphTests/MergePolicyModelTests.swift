@@ -21,7 +21,7 @@ import Testing
     var random = SplitMix64(seed: 29)
     var conflicts = 0
     // Rounds on fresh stores, so that deletes do not empty the store for good.
-    for _ in 0..<8 {
+    for _ in 0..<TestScale.steps(8, sanitized: 3) {
       conflicts += try runRound(kind, policy, &random)
     }
     if policy == .error { #expect(conflicts > 0) }

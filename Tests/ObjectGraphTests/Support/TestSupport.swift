@@ -10,6 +10,18 @@ let allModels: [ManagedObject.Type] = [
   Loan.self, Pet.self, Sample.self,
 ]
 
+/// How many steps a long random test takes: fewer under a sanitizer (CI's sanitized runs
+/// set its options), which looks for memory errors and races that a few steps already
+/// reach, and runs several times slower.
+enum TestScale {
+  static let isSanitized = ["ASAN_OPTIONS", "TSAN_OPTIONS"].contains {
+    ProcessInfo.processInfo.environment[$0] != nil
+  }
+
+  /// `normal`, or `sanitized` under a sanitizer.
+  static func steps(_ normal: Int, sanitized: Int) -> Int { isSanitized ? sanitized : normal }
+}
+
 /// The stores every end-to-end test runs on.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case memory
