@@ -275,18 +275,7 @@ import Testing
   /// Both contexts hold the same boxes (by id) with the same titles, parents and children
   /// in order, every inverse in step.
   private func expectSameGraph(_ one: ObjectContext, _ other: ObjectContext) throws {
-    func graph(_ context: ObjectContext) throws -> [ObjectID: String] {
-      var graph: [ObjectID: String] = [:]
-      for box in try context.fetch(FetchDescriptor<Box>()) {
-        #expect(box.children.allSatisfy { $0.parent === box })
-        #expect(box.parent.map { parent in parent.children.contains { $0 === box } } ?? true)
-        let parent = box.parent?.objectID.map { "\($0)" } ?? "-"
-        let children = box.children.map { "\($0.objectID!)" }.joined(separator: ",")
-        graph[box.objectID!] = "\(box.title) \(box.detail) parent \(parent) children \(children)"
-      }
-      return graph
-    }
-    #expect(try graph(one) == graph(other))
+    #expect(try forestGraph(of: one) == forestGraph(of: other))
   }
 }
 

@@ -33,10 +33,10 @@ import Testing
       }
       outcomes[outcome, default: 0] += 1
       // Every context without changes, merged, holds what the store holds.
-      let stored = try ForestPlay.graph(of: try ObjectContext(stack.container))
+      let stored = try forestGraph(of: try ObjectContext(stack.container))
       for context in mainContexts where !context.hasChanges {
         context.processPendingChanges()
-        #expect(try ForestPlay.graph(of: context) == stored, "step \(step)")
+        #expect(try forestGraph(of: context) == stored, "step \(step)")
       }
       if let graph = try await player.graphIfUnchanged() {
         #expect(graph == stored, "step \(step): the actor's context")
@@ -69,7 +69,7 @@ private actor ForestPlayer: ModelActor {
   func graphIfUnchanged() throws -> [ObjectID: String]? {
     guard !modelContext.hasChanges else { return nil }
     modelContext.processPendingChanges()
-    return try ForestPlay.graph(of: modelContext)
+    return try forestGraph(of: modelContext)
   }
 }
 
@@ -193,17 +193,4 @@ private struct ForestPlay {
     return false
   }
 
-  /// Each box of a context by id: its title, id, parent and children in order; every
-  /// inverse checked to be in step.
-  static func graph(of context: ObjectContext) throws -> [ObjectID: String] {
-    var graph: [ObjectID: String] = [:]
-    for box in try context.fetch(FetchDescriptor<Box>()) {
-      #expect(box.children.allSatisfy { $0.parent === box })
-      #expect(box.parent.map { parent in parent.children.contains { $0 === box } } ?? true)
-      let parent = box.parent?.objectID.map { "\($0)" } ?? "-"
-      let children = box.children.map { "\($0.objectID!)" }.joined(separator: ",")
-      graph[box.objectID!] = "\(box.title) \(box.id) parent \(parent) children \(children)"
-    }
-    return graph
-  }
 }

@@ -174,15 +174,8 @@ extension ObjectContext {
     }
     for (key, value) in resolution.rebased {
       guard let object = registered[key.id] else { continue }
-      let changes: ObjectChanges
-      if let existing = object.changes {
-        changes = existing
-      } else {
-        changes = ObjectChanges()
-        object.changes = changes
-        updated.insert(object)
-      }
-      changes.rebase(key.property, committed: slot(value, key.property, of: object.model))
+      trackedChanges(of: object).rebase(
+        key.property, committed: slot(value, key.property, of: object.model))
     }
   }
 

@@ -375,20 +375,23 @@ public final class ObjectContext {
     if object.model.isIndexed[property] { table(for: object.model).finishPendingBuild() }
     switch object.lifecycle {
     case .persisted, .deleted:
-      let changes: ObjectChanges
-      if let existing = object.changes {
-        changes = existing
-      } else {
-        changes = ObjectChanges()
-        object.changes = changes
-        updated.insert(object)
-      }
       let isToMany: Bool
       if case .toMany = old { isToMany = true } else { isToMany = false }
-      changes.record(property, from: old, edit: edit, isToMany: isToMany)
+      trackedChanges(of: object).record(property, from: old, edit: edit, isToMany: isToMany)
     case .inserted, .detached:
       break
     }
+  }
+
+  /// The changes of a saved object, made (and the object counted as updated) at its first
+  /// change since the last save.
+  @inline(__always)
+  func trackedChanges(of object: ManagedObject) -> ObjectChanges {
+    if let existing = object.changes { return existing }
+    let changes = ObjectChanges()
+    object.changes = changes
+    updated.insert(object)
+    return changes
   }
 
   /// Records the edits after the first of a list changed by several at once (the first was

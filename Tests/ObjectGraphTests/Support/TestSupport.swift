@@ -112,3 +112,18 @@ final class RecordingStore: PersistentStore, @unchecked Sendable {
 extension Array where Element: ManagedObject {
   var titles: [String] { map { ($0 as? Box)?.title ?? "?" } }
 }
+
+/// Each box of a context by id: its title, detail, unique id, parent and children in order,
+/// as text to compare contexts by; every inverse is checked to be in step.
+func forestGraph(of context: ObjectContext) throws -> [ObjectID: String] {
+  var graph: [ObjectID: String] = [:]
+  for box in try context.fetch(FetchDescriptor<Box>()) {
+    #expect(box.children.allSatisfy { $0.parent === box })
+    #expect(box.parent.map { parent in parent.children.contains { $0 === box } } ?? true)
+    let parent = box.parent?.objectID.map { "\($0)" } ?? "-"
+    let children = box.children.map { "\($0.objectID!)" }.joined(separator: ",")
+    graph[box.objectID!] =
+      "\(box.title) \(box.detail) \(box.id) parent \(parent) children \(children)"
+  }
+  return graph
+}
