@@ -189,22 +189,27 @@ import Testing
     let theirRight = theirRoot.children[2]
 
     child.parent = left
+    child.detail = "first's detail"
     try first.save()
     theirChild.parent = theirRight
+    theirChild.title = "renamed here"
     try second.save()
     let objectWins = policy == .mergeByPropertyObjectTrump || policy == .overwrite
     let winner = objectWins ? theirRight : theirLeft
     #expect(theirChild.parent === winner && !second.hasChanges)
-    #expect(theirLeft.children.map(\.title) == (objectWins ? [] : ["child"]))
-    #expect(theirRight.children.map(\.title) == (objectWins ? ["child"] : []))
+    // The object policies act on the whole object in conflict.
+    #expect(theirChild.title == (policy == .rollback ? "child" : "renamed here"))
+    #expect(theirChild.detail == (policy == .overwrite ? "" : "first's detail"))
+    #expect(theirLeft.children.map(\.objectID) == (objectWins ? [] : [theirChild.objectID]))
+    #expect(theirRight.children.map(\.objectID) == (objectWins ? [theirChild.objectID] : []))
     #expect(theirRoot.children.map(\.title) == ["left", "right"])
     first.processPendingChanges()
     #expect(child.parent?.title == winner.title)
+    #expect(child.title == theirChild.title && child.detail == theirChild.detail)
     let fresh = try ObjectContext(stack.container)
-    let stored = try fresh.fetch(
-      FetchDescriptor<Box>(predicate: #Predicate { $0.title == "child" }))
-    #expect(stored.first?.parent?.title == winner.title)
-    #expect(stored.first?.parent?.children.map(\.title) == ["child"])
+    let stored = try #require(fresh.registeredModel(for: theirChild.persistentModelID!) as Box?)
+    #expect(stored.parent?.title == winner.title && stored.title == theirChild.title)
+    #expect(stored.parent?.children.map(\.objectID) == [stored.objectID])
 
     // A delete against a relationship change: the child's parent (and so the child).
     first.delete(try #require(first.registeredModel(for: winner.persistentModelID!) as Box?))

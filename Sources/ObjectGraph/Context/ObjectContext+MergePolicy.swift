@@ -73,19 +73,24 @@ extension ObjectContext {
       guard let changes = object.changes else { continue }
       var overlapping: [PropertyChange] = []
       var settled: Set<Int> = []  // relationships both changed, resolved already
+      var isInConflict = false
       for change in update.changes where changes.hasChanged(change.property) {
         if isAttribute(change.property) {
           overlapping.append(change)
+          isInConflict = true
           continue
         }
         // A relationship both sides left alike is kept once; a list both edited is merged
-        // (see ``ListMerge``); any other is a conflict.
+        // (see ``ListMerge``), a to-one both set settled; any other is a conflict.
         let key = MergeResolution.Key(id: update.id, property: change.property)
         resolution.skipped.insert(key)
         settled.insert(change.property)
         if savedChange(change, leaves: object, as: changes) {
           resolution.forgotten.append(key)
-        } else if let merged = listMerge(of: change, into: object, as: changes) {
+          continue
+        }
+        isInConflict = true
+        if let merged = listMerge(of: change, into: object, as: changes) {
           resolution.mergedLists.append((key, merged))
         } else if let winner = toOneWinner(of: change, of: object) {
           if case .stored = winner { resolution.skipped.remove(key) }  // the merge sets it
@@ -94,7 +99,8 @@ extension ObjectContext {
           return nil
         }
       }
-      if overlapping.isEmpty { continue }
+      // The object policies (rollback, overwrite) act on the whole object in conflict.
+      guard isInConflict else { continue }
       let key = { (property: Int) in MergeResolution.Key(id: update.id, property: property) }
       switch mergePolicy {
       case .error:
