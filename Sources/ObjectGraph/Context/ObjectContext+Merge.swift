@@ -246,21 +246,26 @@ extension ObjectContext {
     write(.toMany(list), to: index, of: object, edits: records)
   }
 
-  /// Writes a merged value as any change is written (indexes, live queries, Observation,
-  /// relationship observers, the next delivery) but without tracking it: it is saved.
+  /// Writes a saved value (merged, or the committed value a rollback puts back) as any
+  /// change is written (indexes, live queries, Observation, relationship observers, the
+  /// next delivery) but without tracking it. An object deleted here is in no table and no
+  /// delivery hears of it until it comes back: only its slot and its observers change.
   func write(
     _ new: Slot, to index: Int, of object: ManagedObject, edits: [ListEditRecord]
   ) {
     noteWillTouch(object)
+    let isFiled = object.lifecycle == .persisted
     let table = self.table(for: object.model)
-    if object.model.isIndexed[index] { table.finishPendingBuild() }
-    pending.noteUpdate(object, property: index)
+    if isFiled {
+      if object.model.isIndexed[index] { table.finishPendingBuild() }
+      pending.noteUpdate(object, property: index)
+    }
     var old = Slot.value(.null)
     object.notifyObservers(of: index) {
       old = object.slots[index]
       object.slots[index] = new
     }
-    table.update(object, index, from: old, to: new)
+    if isFiled { table.update(object, index, from: old, to: new) }
     if case .toMany(let list) = new, observers.observesLists {
       observers.noteListWrite(of: object, property: index, edits, count: list.count)
     }

@@ -69,19 +69,9 @@ extension ObjectContext {
     }
     for object in updated.objects {
       guard let changes = object.changes else { continue }
-      let table = self.table(for: object.model)
-      noteWillTouch(object)
       for property in changes.changedProperties {
-        if object.lifecycle == .persisted { pending.noteUpdate(object, property: property) }
-        let current = object.slots[property]
-        let committed = changes.committedValue(of: property, current: current)
-        object.notifyObservers(of: property) { object.slots[property] = committed }
-        if case .toMany(let list) = committed, observers.observesLists {
-          observers.noteListWrite(of: object, property: property, [], count: list.count)
-        }
-        if object.lifecycle == .persisted {
-          table.update(object, property, from: current, to: committed)
-        }
+        let committed = changes.committedValue(of: property, current: object.slots[property])
+        write(committed, to: property, of: object, edits: [])  // as a merge writes
       }
       object.changes = nil
     }
