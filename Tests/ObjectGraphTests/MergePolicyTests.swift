@@ -225,6 +225,44 @@ import Testing
     #expect(titles == [objectWins ? "left" : "right", "start"])
   }
 
+  /// A one-to-one set differently on both sides settles like a to-one: the losing object's
+  /// side is cleared. A many-to-many list edited on both sides stays a conflict.
+  @Test(arguments: StoreKind.allCases, resolving)
+  func oneToOneAndManyToMany(_ kind: StoreKind, _ policy: MergePolicy) throws {
+    let stack = try Stack(kind)
+    let (first, second) = (stack.context, try stack.container.newContext())
+    second.mergePolicy = policy
+    let passport = Passport()
+    let (ann, bob) = (Person(name: "Ann"), Person(name: "Bob"))
+    let club = Club()
+    for object in [passport, ann, bob, club] as [ManagedObject] { first.insert(object) }
+    try first.save()
+    let theirPassport = try #require(second.object(with: passport.objectID!) as? Passport)
+    let theirAnn = try #require(second.object(with: ann.objectID!) as? Person)
+    let theirBob = try #require(second.object(with: bob.objectID!) as? Person)
+    let theirClub = try #require(second.object(with: club.objectID!) as? Club)
+
+    passport.owner = ann
+    try first.save()
+    theirPassport.owner = theirBob
+    try second.save()
+    let objectWins = policy == .mergeByPropertyObjectTrump || policy == .overwrite
+    let owner = objectWins ? theirBob : theirAnn
+    #expect(theirPassport.owner === owner && owner.passport === theirPassport)
+    #expect((objectWins ? theirAnn : theirBob).passport == nil)
+    first.processPendingChanges()
+    #expect(passport.owner?.name == owner.name && (objectWins ? ann : bob).passport == nil)
+    let fresh = try ObjectContext(stack.container)
+    let stored = try #require(fresh.object(with: passport.objectID!) as? Passport)
+    #expect(stored.owner?.name == owner.name && stored.owner?.passport === stored)
+
+    club.members.append(ann)
+    try first.save()
+    theirClub.members.append(theirBob)
+    let error = #expect(throws: ObjectGraphError.self) { try second.save() }
+    #expect(error?.code == .conflict)
+  }
+
   /// Under the error policy every case above is a conflict that writes nothing.
   @Test(arguments: StoreKind.allCases)
   func theErrorPolicyResolvesNothing(_ kind: StoreKind) throws {
