@@ -269,6 +269,20 @@ extension ExitTest.Result {
     #expect(message.contains("(container.newContext(), or a ModelActor)"))
   }
 
+  /// Every public entry point checks, the observing ones and plain reads included.
+  @Test func theMainContextObservedOffTheMainActorNamesTheContext() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
+      let main = await MainActor.run { UncheckedTransfer(container.mainContext) }
+      await Task.detached {
+        let token = main.value.observeChanges { _ in }
+        withExtendedLifetime(token) {}
+      }.value
+    }
+    let message = try #require(result).standardErrorText
+    #expect(message.contains("is used off the main actor"))
+  }
+
   @Test func aModelActorsContextUsedOutsideTheActorNamesTheContext() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let container = try ObjectContainer(for: Box.self, store: InMemoryStore())

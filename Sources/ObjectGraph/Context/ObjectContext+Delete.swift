@@ -48,6 +48,8 @@ extension ObjectContext {
   public func delete<T: ManagedObject>(
     model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
   ) throws {
+    beginUse()
+    defer { endUse() }
     var objects: [ManagedObject] = try fetch(FetchDescriptor<T>(predicate: predicate))
     if includeSubclasses {
       for table in tables where table.model.type != model && table.model.type is T.Type {

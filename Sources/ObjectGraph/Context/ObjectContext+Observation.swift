@@ -39,20 +39,26 @@ extension ObjectContext {
   public func observeChanges(_ handler: @escaping (ObjectContextChanges) -> Void)
     -> ObservationToken
   {
-    token(for: observers.add(ChangeHandlerObserver(handler)))
+    beginUse()
+    defer { endUse() }
+    return token(for: observers.add(ChangeHandlerObserver(handler)))
   }
 
   /// Calls `handler` before and after every save.
   ///
   /// - Returns: A token; dropping it stops delivery.
   public func observeSaves(_ handler: @escaping (SaveEvent) -> Void) -> ObservationToken {
-    token(for: observers.addSaveObserver(handler))
+    beginUse()
+    defer { endUse() }
+    return token(for: observers.addSaveObserver(handler))
   }
 
   /// The coalesced changes as an asynchronous sequence of ``ChangeSummary`` values.
   ///
   /// The sequence ends when its consumer stops iterating.
   public func changeSummaries() -> AsyncStream<ChangeSummary> {
+    beginUse()
+    defer { endUse() }
     let (stream, continuation) = AsyncStream<ChangeSummary>.makeStream()
     let observer = StreamObserver(continuation)
     observer.id = observers.add(observer)
@@ -72,6 +78,8 @@ extension ObjectContext {
   public func observe<T: ManagedObject>(
     _ object: T, keyPaths: [PartialKeyPath<T>] = [], _ handler: @escaping (ObjectChange) -> Void
   ) -> ObservationToken {
+    beginUse()
+    defer { endUse() }
     let properties =
       keyPaths.isEmpty ? nil : Set(keyPaths.compactMap { object.model.propertyIndex(for: $0) })
     return token(
@@ -92,6 +100,8 @@ extension ObjectContext {
   public func observe<T: ManagedObject, U: ManagedObject>(
     _ object: T, relationship keyPath: KeyPath<T, [U]>, _ handler: @escaping (ListChange) -> Void
   ) -> ObservationToken {
+    beginUse()
+    defer { endUse() }
     guard let property = object.model.propertyIndex(for: keyPath) else {
       fatalError(MisuseMessage.observing(keyPath, of: object))
     }
@@ -106,6 +116,8 @@ extension ObjectContext {
   public func observe<T: ManagedObject, U: ManagedObject>(
     _ object: T, relationship keyPath: KeyPath<T, [U]?>, _ handler: @escaping (ListChange) -> Void
   ) -> ObservationToken {
+    beginUse()
+    defer { endUse() }
     guard let property = object.model.propertyIndex(for: keyPath) else {
       fatalError(MisuseMessage.observing(keyPath, of: object))
     }
@@ -117,7 +129,9 @@ extension ObjectContext {
   ///
   /// - Throws: As ``fetch(_:)``.
   public func liveQuery<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> LiveQuery<T> {
-    try LiveQuery(context: self, descriptor: descriptor)
+    beginUse()
+    defer { endUse() }
+    return try LiveQuery(context: self, descriptor: descriptor)
   }
 
   // MARK: Delivering

@@ -168,7 +168,11 @@ public final class ObjectContext {
   }
 
   /// Whether anything was inserted, changed or deleted since the last save.
-  public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+  public var hasChanges: Bool {
+    beginUse()
+    defer { endUse() }
+    return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty
+  }
 
   /// Objects inserted since the last save, in insertion order.
   public var insertedObjects: [ManagedObject] { sortedByID(inserted.objects) }
@@ -202,6 +206,8 @@ public final class ObjectContext {
   ///
   /// Relationship values are given as object identifiers.
   public func changedValues(of object: ManagedObject) -> [String: PersistentValue] {
+    beginUse()
+    defer { endUse() }
     let properties = object.model.properties
     if object.lifecycle == .inserted {
       return Dictionary(
@@ -216,6 +222,8 @@ public final class ObjectContext {
 
   /// The values that the changed properties of `object` held at the last save.
   public func committedValues(of object: ManagedObject) -> [String: PersistentValue] {
+    beginUse()
+    defer { endUse() }
     guard let changes = object.changes else { return [:] }
     let properties = object.model.properties
     return Dictionary(
