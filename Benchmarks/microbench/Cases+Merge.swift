@@ -78,6 +78,44 @@ extension Cases {
             _ = try contexts.last!.fetchCount(FetchDescriptor<Box>())
           }
         },
+        // Conflicts a merge policy resolves: a box both contexts renamed, and a list both
+        // reordered (merged three ways), each saved by one and then by the other.
+        MicroBenchmark(
+          "merge policy: a rename on both sides, object trump, in \(label)", iterations: 500
+        ) {
+          let (container, first, boxes) = try mergeFixture(size: size)
+          let second = try container.newContext()
+          second.mergePolicy = .mergeByPropertyObjectTrump
+          var random = FixtureRandom(seed: 5)
+          return { number in
+            let box = boxes[random.index(below: boxes.count)]
+            box.title = "First's \(number)"
+            try first.save()
+            let theirs = second.model(for: box.persistentModelID!) as! Box
+            theirs.title = "Second's \(number)"
+            try second.save()
+            first.processPendingChanges()
+          }
+        },
+        MicroBenchmark(
+          "merge policy: a move on both sides of a list of \(label), merged", iterations: 100
+        ) {
+          let (container, first, boxes) = try mergeFixture(size: size)
+          let second = try container.newContext()
+          second.mergePolicy = .mergeByPropertyObjectTrump
+          let wide = boxes[0].parent!
+          let theirWide = second.model(for: wide.persistentModelID!) as! Box
+          var random = FixtureRandom(seed: 5)
+          return { _ in
+            wide.children.move(
+              fromOffsets: [random.index(below: size)], toOffset: random.index(below: size + 1))
+            try first.save()
+            theirWide.children.move(
+              fromOffsets: [random.index(below: size)], toOffset: random.index(below: size + 1))
+            try second.save()
+            first.processPendingChanges()
+          }
+        },
         MicroBenchmark(
           "merge: rename + save, merged into the dormant main context, in \(label)",
           iterations: 2_000

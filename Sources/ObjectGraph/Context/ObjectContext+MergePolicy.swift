@@ -245,12 +245,9 @@ extension ObjectContext {
     if plan.takesTheirs {
       merged = saved
     } else {
-      var byIdentity: [ObjectIdentifier: ManagedObject] = [:]
-      for object in committed + saved + current { byIdentity[ObjectIdentifier(object)] = object }
       merged = ListMerge.merge(
-        base: committed.map(ObjectIdentifier.init), theirs: saved.map(ObjectIdentifier.init),
-        ours: current.map(ObjectIdentifier.init), oursWinMoves: plan.oursWinMoves
-      ).map { byIdentity[$0]! }
+        base: committed, theirs: saved, ours: current, oursWinMoves: plan.oursWinMoves,
+        key: ObjectIdentifier.init)
     }
     write(.toMany(merged), to: property, of: object, edits: [])
     if merged.elementsEqual(saved, by: ===) {

@@ -24,12 +24,17 @@ public protocol SnapshotStorage {
   /// The number of objects in list property `property` of a stored object, or `nil` when
   /// its value is not a list (`.null` counts as an empty list). The default reads the value;
   /// storage that keeps lists apart answers from them.
+  ///
+  /// - Complexity: O(1) for the default over a dictionary of snapshots.
   func listCount(of id: ObjectID, property: Int) -> Int?
 
   /// Applies list edits, already checked to fit, to list property `property` of a stored
   /// object. The default takes the value out, edits its array in place and puts it back;
   /// storage that keeps long lists in chunks edits a chunk (an edit of a list of 100,000
   /// then shifts at most a chunk, not the list's tail).
+  ///
+  /// - Complexity: O(*e* × *n*) at worst for the default (each edit an array's shift of a
+  ///   list of *n*); no copy of the list.
   mutating func editList(of id: ObjectID, property: Int, _ edits: [ListEdit])
 }
 

@@ -14,49 +14,75 @@
 /// side kept in their base order (the fewest moves that explain the side's order); where
 /// two explanations move as few, ours is taken to move the elements theirs moved too.
 ///
+/// Each distinct element is hashed once, into a dense number; everything after works on
+/// arrays indexed by those numbers.
+///
 /// - Complexity: O(*n* log *n*) in the length of the lists.
 enum ListMerge {
   static func merge<Element: Hashable>(
     base: [Element], theirs: [Element], ours: [Element], oursWinMoves: Bool
   ) -> [Element] {
-    let inBase = Set(base)
-    let inOurs = Set(ours)
-    let inTheirs = Set(theirs)
-    let theirMoved = moved(in: theirs, from: base)
-    let ourMoved = moved(in: ours, from: base, preferring: theirMoved)
+    merge(base: base, theirs: theirs, ours: ours, oursWinMoves: oursWinMoves) { $0 }
+  }
+
+  /// ``merge(base:theirs:ours:oursWinMoves:)`` for elements told apart by `key` (model
+  /// objects by their identity: no element is retained to be numbered).
+  static func merge<Element, Key: Hashable>(
+    base baseElements: [Element], theirs theirElements: [Element], ours ourElements: [Element],
+    oursWinMoves: Bool, key: (Element) -> Key
+  ) -> [Element] {
+    let lists = [baseElements, theirElements, ourElements]
+    var numbering = Numbering<Key>(
+      capacity: baseElements.count + theirElements.count / 8 + ourElements.count / 8)
+    let base = baseElements.indices.map { numbering.number(of: key(baseElements[$0]), 0, $0) }
+    let theirs = theirElements.indices.map {
+      numbering.number(of: key(theirElements[$0]), 1, $0)
+    }
+    let ours = ourElements.indices.map { numbering.number(of: key(ourElements[$0]), 2, $0) }
+    let count = numbering.count
+    let inBase = membership(base, count)
+    let inOurs = membership(ours, count)
+    let inTheirs = membership(theirs, count)
+    var basePosition = [Int](repeating: -1, count: count)
+    for (index, element) in base.enumerated() { basePosition[element] = index }
+    let theirMoved = moved(theirs, basePosition, preferring: nil)
+    let ourMoved = moved(ours, basePosition, preferring: theirMoved)
     // What ours places: its inserts, and its moves that theirs did not override.
-    var placed = Set<Element>()
+    var placed = [Bool](repeating: false, count: count)
     for element in ours {
-      let isInserted = !inBase.contains(element)
-      let isMoved = ourMoved.contains(element) && (oursWinMoves || !theirMoved.contains(element))
+      let isInserted = !inBase[element]
+      let isMoved = ourMoved[element] && (oursWinMoves || !theirMoved[element])
       // A move of an element theirs removed is dropped; an insert is kept.
-      if isInserted || (isMoved && inTheirs.contains(element)) { placed.insert(element) }
+      if isInserted || (isMoved && inTheirs[element]) { placed[element] = true }
     }
     // Theirs, less what ours removed and what ours places.
+    var isKept = [Bool](repeating: false, count: count)
     let kept = theirs.filter { element in
-      !placed.contains(element) && (inOurs.contains(element) || !inBase.contains(element))
+      let keeps = !placed[element] && (inOurs[element] || !inBase[element])
+      isKept[element] = keeps
+      return keeps
     }
     // Each placed element goes after its nearest predecessor in ours that the result holds.
-    let inKept = Set(kept)
-    var front: [Element] = []
-    var after: [Element: [Element]] = [:]
-    var anchor: Element?
+    var front: [Int] = []
+    var after: [Int: [Int]] = [:]
+    var anchor: Int?
     for element in ours {
-      if placed.contains(element) {
+      if placed[element] {
         if let anchor { after[anchor, default: []].append(element) } else { front.append(element) }
         anchor = element
-      } else if inKept.contains(element) {
+      } else if isKept[element] {
         anchor = element
       }
     }
     var result: [Element] = []
-    result.reserveCapacity(kept.count + placed.count)
-    func emit(_ element: Element) {
+    result.reserveCapacity(kept.count + front.count + after.count)
+    func emit(_ element: Int) {
       // Iterative: a chain of placed elements each after the last could be long.
       var stack = [element]
       while let next = stack.popLast() {
-        result.append(next)
-        stack.append(contentsOf: (after[next] ?? []).reversed())
+        let (list, index) = numbering.place(of: next)
+        result.append(lists[list][index])
+        if let following = after[next] { stack.append(contentsOf: following.reversed()) }
       }
     }
     for element in front { emit(element) }
@@ -64,27 +90,55 @@ enum ListMerge {
     return result
   }
 
-  /// The elements of `list` that are in `base` but outside the longest subsequence of them
-  /// that keeps their order in `base`; among the longest, the one that keeps most elements
-  /// not in `favored` (so that of two ways to explain a swap with one move, the move is put
-  /// on the element the other side moved too).
+  /// Dense numbers for distinct elements (by key), in order of first sight, and where each
+  /// was first seen: which list, at which index.
+  private struct Numbering<Key: Hashable> {
+    private var numbers: [Key: Int]
+    private var places: [(list: Int, index: Int)] = []
+
+    init(capacity: Int) {
+      numbers = Dictionary(minimumCapacity: capacity)
+      places.reserveCapacity(capacity)
+    }
+
+    var count: Int { places.count }
+
+    mutating func number(of key: Key, _ list: Int, _ index: Int) -> Int {
+      if let number = numbers[key] { return number }
+      numbers[key] = places.count
+      places.append((list, index))
+      return places.count - 1
+    }
+
+    func place(of number: Int) -> (list: Int, index: Int) { places[number] }
+  }
+
+  /// Whether each of `count` numbered elements is in `list`.
+  private static func membership(_ list: [Int], _ count: Int) -> [Bool] {
+    var isIn = [Bool](repeating: false, count: count)
+    for element in list { isIn[element] = true }
+    return isIn
+  }
+
+  /// Whether each numbered element is in `list` and in base (`basePosition` ≥ 0) but outside
+  /// the longest subsequence of them that keeps their order in base; among the longest, the
+  /// one that keeps most elements not `favored` (so that of two ways to explain a swap with
+  /// one move, the move is put on the element the other side moved too).
   ///
   /// - Complexity: O(*n* log *n*): a Fenwick tree over base positions keeps the best run
   ///   ending below each position.
-  static func moved<Element: Hashable>(
-    in list: [Element], from base: [Element], preferring favored: Set<Element> = []
-  ) -> Set<Element> {
-    var position: [Element: Int] = [:]
-    position.reserveCapacity(base.count)
-    for (index, element) in base.enumerated() { position[element] = index }
-    let common = list.filter { position[$0] != nil }
+  private static func moved(_ list: [Int], _ basePosition: [Int], preferring favored: [Bool]?)
+    -> [Bool]
+  {
+    let common = list.filter { basePosition[$0] >= 0 }
     // A run's score counts its elements first, then those not favored.
     let unit = common.count + 1
-    var tree = [(score: Int, end: Int)](repeating: (0, -1), count: base.count + 1)
+    let baseCount = basePosition.lazy.filter { $0 >= 0 }.count
+    var tree = [(score: Int, end: Int)](repeating: (0, -1), count: baseCount + 1)
     var links = [Int](repeating: -1, count: common.count)
     var best = (score: 0, end: -1)
     for (index, element) in common.enumerated() {
-      let slot = position[element]! + 1
+      let slot = basePosition[element] + 1
       // The best run ending at a base position below this one.
       var before = (score: 0, end: -1)
       var node = slot - 1
@@ -92,7 +146,7 @@ enum ListMerge {
         if tree[node].score > before.score { before = tree[node] }
         node -= node & -node
       }
-      let score = before.score + unit + (favored.contains(element) ? 0 : 1)
+      let score = before.score + unit + (favored?[element] == true ? 0 : 1)
       links[index] = before.end
       if score > best.score { best = (score, index) }
       node = slot
@@ -101,16 +155,13 @@ enum ListMerge {
         node += node & -node
       }
     }
-    var inOrder = Set<Int>()
+    var isMoved = [Bool](repeating: false, count: basePosition.count)
+    for element in common { isMoved[element] = true }
     var next = best.end
     while next >= 0 {
-      inOrder.insert(next)
+      isMoved[common[next]] = false
       next = links[next]
     }
-    var moved = Set<Element>()
-    for (index, element) in common.enumerated() where !inOrder.contains(index) {
-      moved.insert(element)
-    }
-    return moved
+    return isMoved
   }
 }
