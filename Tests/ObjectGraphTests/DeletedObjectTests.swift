@@ -267,14 +267,6 @@ import Testing
   }
 
   /// Whether `box` is `other` or one of its ancestors (relating them would make a cycle).
-  private func isAncestor(_ box: Box, of other: Box) -> Bool {
-    var current: Box? = other
-    while let node = current {
-      if node === box { return true }
-      current = node.parent
-    }
-    return false
-  }
 
   /// Each box's title, its parent's title and its children's titles in order.
   private func snapshot(of boxes: [Box]) throws -> [String] {

@@ -231,13 +231,4 @@ import Testing
     #expect(views.map(\.refreshes) == [1, 1, 1])
     for view in views { #expect(view.titles == view.box.children.map(\.title)) }
   }
-
-  private func isAncestor(_ candidate: Box, of box: Box) -> Bool {
-    var current = box.parent
-    while let next = current {
-      if next === candidate { return true }
-      current = next.parent
-    }
-    return false
-  }
 }

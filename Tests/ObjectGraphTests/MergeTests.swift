@@ -263,15 +263,6 @@ import Testing
     return (box, try #require(second.object(with: box.objectID!) as? Box))
   }
 
-  private func isAncestor(_ box: Box, of other: Box) -> Bool {
-    var current = other.parent
-    while let ancestor = current {
-      if ancestor === box { return true }
-      current = ancestor.parent
-    }
-    return false
-  }
-
   /// Both contexts hold the same boxes (by id) with the same titles, parents and children
   /// in order, every inverse in step.
   private func expectSameGraph(_ one: ObjectContext, _ other: ObjectContext) throws {

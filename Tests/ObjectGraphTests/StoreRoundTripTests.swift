@@ -87,13 +87,4 @@ import Testing
     let reopened = try stack.reopened()
     expectSame(try picture(of: stack.context), try picture(of: reopened.context))
   }
-
-  private func isAncestor(_ candidate: Box, of box: Box) -> Bool {
-    var current = box.parent
-    while let next = current {
-      if next === candidate { return true }
-      current = next.parent
-    }
-    return false
-  }
 }

@@ -112,7 +112,7 @@ private struct ForestPlay {
       note(title: box)
     case 3:
       guard let box = pick(&random), let parent = pick(&random), parent !== box,
-        !Self.isAncestor(box, of: parent)
+        !isAncestor(box, of: parent)
       else { break }
       box.parent = parent
       note(parentOf: box)
@@ -133,7 +133,7 @@ private struct ForestPlay {
       note(parentOf: child)
     case 7:
       guard let parent = pick(&random), let box = pick(&random), box !== parent,
-        !Self.isAncestor(box, of: parent)
+        !isAncestor(box, of: parent)
       else { break }
       parent.children.insert(box, at: Int(random.next() % UInt64(parent.children.count + 1)))
       note(parentOf: box)
@@ -183,14 +183,4 @@ private struct ForestPlay {
   private mutating func note(parentOf box: Box) {
     if let id = box.objectID, !box.isInserted { parents[id] = box.parent?.objectID }
   }
-
-  static func isAncestor(_ box: Box, of other: Box) -> Bool {
-    var current = other.parent
-    while let ancestor = current {
-      if ancestor === box { return true }
-      current = ancestor.parent
-    }
-    return false
-  }
-
 }

@@ -127,3 +127,14 @@ func forestGraph(of context: ObjectContext) throws -> [ObjectID: String] {
   }
   return graph
 }
+
+/// Whether `box` is a strict ancestor of `other` (its parent, its parent's parent, ...):
+/// making `box` a child of `other` would then close a cycle.
+func isAncestor(_ box: Box, of other: Box) -> Bool {
+  var current = other.parent
+  while let ancestor = current {
+    if ancestor === box { return true }
+    current = ancestor.parent
+  }
+  return false
+}
