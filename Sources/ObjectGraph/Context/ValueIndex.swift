@@ -93,6 +93,9 @@ struct ValueIndex<Key: IndexKey> {
       for (object, key) in zip(objects, keys) { add(object.takeUnretainedValue(), for: key) }
       return
     }
+    // Nothing to add. (Also: `Array(unsafeUninitializedCapacity: 0)` writes the count into
+    // the standard library's shared empty array, a race between threads doing the same.)
+    guard !keys.isEmpty else { return }
     let count = keys.count
     if count * 4 > slots.count * 3 { rebuildSlots(toHold: count) }
     let mask = slots.count - 1
