@@ -10,7 +10,7 @@ enum Cases {
       identity(), objects(roots: roots), attributes(roots: roots),
       relationships(roots: roots), lists(), fetches(roots: roots), queries(), orderedIndexes(),
       persistence(roots: roots), swiftDataStyle(), merges(),
-      notifications(),
+      notifications(), migrations(),
     ]
     return groups.flatMap { $0 }
   }

@@ -157,8 +157,8 @@ enum MeterV2 {
     let error = try #require(throws: ObjectGraphError.self) {
       _ = try ObjectContainer(for: MeterV2.Meter.self, storeURL: url)
     }
-    #expect(error.code == .schemaMismatch)
-    #expect(error.message.contains("the Codable type of reading changed"))
+    #expect(error.code == .migrationFailed && error.property == "reading")
+    #expect(error.message.contains("reading holds another Codable type"))
     #expect(error.message.contains("Reading {value: Int}"))
     #expect(error.message.contains("Reading {unit?: String, value: Double}"))
     #expect(try ObjectContainer(for: MeterV1.Meter.self, storeURL: url).schema.entities.count == 1)

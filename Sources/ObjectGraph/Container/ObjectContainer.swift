@@ -59,9 +59,18 @@ public final class ObjectContainer: Sendable {
 
   /// Creates a container for an array of model classes over a store.
   public convenience init(for types: [ManagedObject.Type], store: any PersistentStore) throws {
-    let (schema, models) = try Self.schema(for: types)
+    try self.init(for: types, migrationPlan: nil, store: store)
+  }
+
+  /// Creates a container for model classes over a store, migrating its data with a plan
+  /// (see ``init(for:migrationPlan:configurations:)``).
+  public convenience init(
+    for types: [ManagedObject.Type], migrationPlan: (any SchemaMigrationPlan.Type)?,
+    store: any PersistentStore
+  ) throws {
+    let (schema, models) = try Self.schema(for: types, plan: migrationPlan)
     try self.init(
-      schema: schema, models: models, store: store,
+      schema: schema, models: models, types: types, plan: migrationPlan, store: store,
       configurations: Set(ModelConfiguration.describing(store).map { [$0] } ?? []))
   }
 
@@ -83,17 +92,34 @@ public final class ObjectContainer: Sendable {
   ///   configuration, or one whose schema is not the models'; ``ObjectGraphError/Code/io``
   ///   naming the directory when the store's directory cannot be created; otherwise as
   ///   ``init(for:storeURL:)``.
-  /// - Complexity: O(*n*) in the stored objects, which the main context loads.
-  public convenience init(for types: ManagedObject.Type..., configurations: ModelConfiguration...)
-    throws
-  {
-    try self.init(for: types, configurations: configurations)
+  /// A store written with other models is migrated when it opens (see the README's
+  /// "Migration"): with `migrationPlan`, from the version it holds through the plan's stages
+  /// to the last version (whose models `types` must be); without, by a lightweight migration
+  /// inferred from the stored schema and the models, when one is.
+  ///
+  /// ```swift
+  /// let container = try ObjectContainer(
+  ///   for: AnimalsV2.Animal.self, migrationPlan: AnimalsMigrationPlan.self,
+  ///   configurations: ModelConfiguration(url: url))
+  /// ```
+  ///
+  /// - Throws: As above, and ``ObjectGraphError/Code/migrationFailed`` or
+  ///   ``ObjectGraphError/Code/newerSchemaVersion`` naming the file when the store's data
+  ///   cannot be migrated (it is then left as it was).
+  /// - Complexity: O(*n*) in the stored objects, which the main context loads; a migration
+  ///   adds a pass over them and a write of the store.
+  public convenience init(
+    for types: ManagedObject.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+    configurations: ModelConfiguration...
+  ) throws {
+    try self.init(for: types, migrationPlan: migrationPlan, configurations: configurations)
   }
 
   /// Creates a container for an array of model classes with a configuration (the default
-  /// one when the array is empty).
+  /// one when the array is empty), migrating its store with a plan, if given.
   public convenience init(
-    for types: [ManagedObject.Type], configurations: [ModelConfiguration] = []
+    for types: [ManagedObject.Type], migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+    configurations: [ModelConfiguration] = []
   ) throws {
     guard configurations.count <= 1 else {
       throw ObjectGraphError(
@@ -103,8 +129,8 @@ public final class ObjectContainer: Sendable {
           + "): keep the models of each configuration in a container of its own")
     }
     let configuration = configurations.first ?? ModelConfiguration()
-    let (schema, models) = try Self.schema(for: types)
-    if let expected = configuration.schema, expected != schema {
+    let (schema, models) = try Self.schema(for: types, plan: migrationPlan)
+    if let expected = configuration.schema, !schema.matches(stored: expected) {
       throw ObjectGraphError(
         .invalidConfiguration,
         "the schema of configuration \"\(configuration.name)\" is not the schema of the "
@@ -112,13 +138,36 @@ public final class ObjectContainer: Sendable {
         file: configuration.isStoredInMemoryOnly ? nil : configuration.url)
     }
     try self.init(
-      schema: schema, models: models, store: configuration.makeStore(),
-      configurations: [configuration])
+      schema: schema, models: models, types: types, plan: migrationPlan,
+      store: configuration.makeStore(), configurations: [configuration])
+  }
+
+  /// The schema of model classes, of the plan's last version if there is a plan (whose
+  /// models they must be).
+  private static func schema(
+    for types: [ManagedObject.Type], plan: (any SchemaMigrationPlan.Type)?
+  ) throws -> (Schema, [EntityModel]) {
+    var (schema, models) = try schema(for: types)
+    guard let plan else { return (schema, models) }
+    guard let last = plan.schemas.last else {
+      throw ObjectGraphError(
+        .invalidConfiguration, "the migration plan \(plan) lists no versioned schema")
+    }
+    let (planned, _) = try Self.schema(for: last.models)
+    guard planned == schema else {
+      throw ObjectGraphError(
+        .invalidConfiguration,
+        "the models are not those of the migration plan's last version, \(last) "
+          + "(\(last.versionIdentifier)): "
+          + SchemaDifference(stored: planned, requested: schema).summary)
+    }
+    schema.version = last.versionIdentifier
+    return (schema, models)
   }
 
   /// The schema of model classes: the listed classes first, in order, then the classes their
   /// relationships reach.
-  private static func schema(for types: [ManagedObject.Type]) throws -> (Schema, [EntityModel]) {
+  static func schema(for types: [ManagedObject.Type]) throws -> (Schema, [EntityModel]) {
     let models = try ModelRegistry.models(for: types)
     var ordered: [EntityModel] = []
     var next = 0
@@ -143,12 +192,14 @@ public final class ObjectContainer: Sendable {
     return (Schema(entities: ordered.map(\.entityDescription)), ordered)
   }
 
-  /// Opens the store with the schema and loads the main context.
+  /// Opens the store with the schema (migrating its data if need be) and loads the main
+  /// context.
   private init(
-    schema: Schema, models: [EntityModel], store: any PersistentStore,
+    schema: Schema, models: [EntityModel], types: [ManagedObject.Type],
+    plan: (any SchemaMigrationPlan.Type)?, store: any PersistentStore,
     configurations: Set<ModelConfiguration>
   ) throws {
-    try store.open(schema: schema)
+    try StoreMigration.open(store, schema: schema, models: models, types: types, plan: plan)
     let contents: StoreContents
     do {
       contents = try store.load()

@@ -7,10 +7,20 @@
 public struct Schema: Hashable, Codable, Sendable {
   /// The entities, in the order the model types were given to the container.
   public var entities: [EntityDescription]
+  /// The version of the app's models this schema is, when the container was given a
+  /// ``SchemaMigrationPlan`` (its last ``VersionedSchema``); nil otherwise. A store records
+  /// it with the schema.
+  public var version: Version?
 
   /// Creates a schema.
   public init(entities: [EntityDescription]) {
     self.entities = entities
+  }
+
+  /// Creates a schema of a version.
+  public init(entities: [EntityDescription], version: Version?) {
+    self.entities = entities
+    self.version = version
   }
 
   /// The index of the entity with this name.
@@ -21,11 +31,16 @@ public struct Schema: Hashable, Codable, Sendable {
   /// Whether a store written with `stored` holds data of this schema: the schemas are
   /// equal, but for the shapes of `Codable` types that `stored` did not record (a store
   /// written before they were; its values are checked as they are loaded) and for the
-  /// properties' original names.
+  /// properties' original names. A version counts when both record one: a schema of no
+  /// version matches a stored one of any, and one of a version a stored one of none.
   public func matches(stored: Schema) -> Bool {
     if stored == self { return true }
+    if let version, let storedVersion = stored.version, version != storedVersion {
+      return false
+    }
     guard stored.entities.count == entities.count else { return false }
     var adjusted = self
+    adjusted.version = stored.version
     for (entity, storedEntity) in zip(adjusted.entities.indices, stored.entities) {
       let properties = adjusted.entities[entity].properties
       guard properties.count == storedEntity.properties.count else { return false }

@@ -9,7 +9,7 @@ import Synchronization
 /// ```swift
 /// let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
 /// ```
-public final class InMemoryStore: PersistentStore {
+public final class InMemoryStore: MigratableStore {
   private struct State {
     var schema: Schema?
     var objects = InMemoryObjects()
@@ -30,12 +30,52 @@ public final class InMemoryStore: PersistentStore {
         throw ObjectGraphError(
           .storeInUse, "the in-memory store is in use: close its container before opening it again")
       }
-      if let existing = state.schema, existing != schema {
+      if let existing = state.schema, !schema.matches(stored: existing) {
         throw ObjectGraphError(
           .schemaMismatch,
           "the in-memory store holds data of another schema: "
             + SchemaDifference(stored: existing, requested: schema).summary)
       }
+      state.schema = schema
+      state.isOpen = true
+    }
+  }
+
+  /// The schema of the objects, or nil before the store was first opened.
+  public func storedSchema() throws -> Schema? {
+    state.withLock { $0.schema }
+  }
+
+  /// Replaces the objects, of schema `stored`, with what `migrate` makes of them, of
+  /// `schema`, checked as a save's inserts are (every reference to an object held), and
+  /// opens the store with `schema`.
+  ///
+  /// - Throws: What `migrate` throws; ``ObjectGraphError/Code/storeInUse`` when the store is
+  ///   open, ``ObjectGraphError/Code/schemaMismatch`` when its objects are not of `stored`,
+  ///   ``ObjectGraphError/Code/corruptStore`` when the migrated objects do not fit `schema`.
+  ///   The store is then unchanged.
+  /// - Complexity: O(*n* log *n*) in the number of objects.
+  public func migrate(
+    from stored: Schema, to schema: Schema, _ migrate: (StoreContents) throws -> StoreContents
+  ) throws {
+    try state.withLock { state in
+      guard !state.isOpen else {
+        throw ObjectGraphError(
+          .storeInUse, "the in-memory store is in use: migrate it before opening it")
+      }
+      guard let existing = state.schema, stored.matches(stored: existing) else {
+        throw ObjectGraphError(
+          .schemaMismatch, "the in-memory store holds no data of the schema to migrate from")
+      }
+      let migrated = try migrate(
+        StoreContents(
+          objects: state.objects.sortedSnapshots, nextObjectNumber: state.nextObjectNumber))
+      var objects = InMemoryObjects()
+      var changeset = Changeset(nextObjectNumber: migrated.nextObjectNumber)
+      changeset.insertedObjects = migrated.list
+      try ChangesetApplier(schema: schema).apply(changeset, to: &objects)
+      state.objects = objects
+      state.nextObjectNumber = max(state.nextObjectNumber, migrated.nextObjectNumber)
       state.schema = schema
       state.isOpen = true
     }

@@ -46,6 +46,14 @@ public struct ObjectGraphError: Error, CustomStringConvertible, Sendable {
     public static let corruptStore = Code(rawValue: "corruptStore")
     /// The store was written with a different schema.
     public static let schemaMismatch = Code(rawValue: "schemaMismatch")
+    /// A store of another schema cannot be migrated to the container's: the change is not
+    /// one a lightweight migration infers, stored values do not fit the new schema (unique
+    /// values that repeat, missing required values), a migration stage threw, or the plan
+    /// does not know the stored version. Nothing was changed.
+    public static let migrationFailed = Code(rawValue: "migrationFailed")
+    /// The store was written with a newer version of the schema than the container's
+    /// migration plan knows; it was not changed.
+    public static let newerSchemaVersion = Code(rawValue: "newerSchemaVersion")
     /// The store was written by a newer version of the format.
     public static let unsupportedFormat = Code(rawValue: "unsupportedFormat")
     /// The store is open elsewhere, in this process or another.

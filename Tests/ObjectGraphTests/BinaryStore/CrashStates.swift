@@ -87,6 +87,8 @@ struct CrashStates {
       durableNames = names
     case .rename(let from, let to):
       names[name(to)] = names.removeValue(forKey: name(from))
+    case .link(let from, let to):
+      names[name(to)] = names[name(from)]
     case .remove(let path):
       names[name(path)] = nil
     }

@@ -18,6 +18,12 @@ struct Compactor {
     url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".partial")
   }
 
+  /// The name the store file keeps while a migration replaces it, until the migrated store
+  /// has been opened: `<store>.pre-migration`.
+  var backupURL: URL {
+    url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".pre-migration")
+  }
+
   /// A file installed at ``url``.
   struct Installed {
     /// The new store file, open and locked.
@@ -51,6 +57,31 @@ struct Compactor {
     try install(try openTemporaryFile(), contents: [header, snapshot])
   }
 
+  /// Writes `header` and `snapshot` as a new file and renames it over the store, as
+  /// ``installCompactedFile(header:snapshot:)`` does, keeping the old file under
+  /// ``backupURL`` (a hard link made and synced before the rename).
+  ///
+  /// A backup there already is dropped first: a backup is removed when its store opens
+  /// (``removeMigrationBackup()``), and the store being migrated has just opened.
+  ///
+  /// - Throws: ``ObjectGraphError`` naming the file when a step before the rename fails; the
+  ///   old file is then untouched (perhaps also named by the backup) and the temporary file
+  ///   removed.
+  func installMigratedFile(header: [UInt8], snapshot: [UInt8]) throws -> Installed {
+    try install(try openTemporaryFile(), contents: [header, snapshot]) {
+      StoreFile.remove(backupURL, probe: probe)
+      try StoreFile.link(url, as: backupURL, probe: probe)
+      try StoreFile.synchronizeDirectory(of: url, probe: probe)
+    }
+  }
+
+  /// Removes the file a migration kept (``backupURL``), once the store opened. Call only
+  /// while holding the lock on the store file.
+  func removeMigrationBackup() {
+    guard FileManager.default.fileExists(atPath: backupURL.path) else { return }
+    StoreFile.remove(backupURL, probe: probe)
+  }
+
   /// Removes a `.partial` file that a crash left behind, if no one is writing it.
   ///
   /// Call only while holding the lock on the store file.
@@ -81,13 +112,16 @@ struct Compactor {
     return temporary
   }
 
-  private func install(_ temporary: StoreFile, contents: [[UInt8]]) throws -> Installed {
+  private func install(
+    _ temporary: StoreFile, contents: [[UInt8]], beforeRename: () throws -> Void = {}
+  ) throws -> Installed {
     do {
       try temporary.truncate(to: 0)
       for part in contents {
         try temporary.append(part, synchronize: false)
       }
       try temporary.synchronize()
+      try beforeRename()
       try temporary.move(to: url)
     } catch {
       StoreFile.remove(temporaryURL, probe: probe)

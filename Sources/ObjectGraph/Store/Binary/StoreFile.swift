@@ -380,6 +380,25 @@ final class StoreFile: @unchecked Sendable {
       .write(path: url.path, offset: offset, bytes: [UInt8](buffer)))
   }
 
+  /// Gives the file at `existing` a second name, `newName` (a hard link: no byte is copied,
+  /// and the file stays whole under `newName` when `existing` is renamed over).
+  ///
+  /// - Throws: ``ObjectGraphError/Code/io`` naming both paths (`EEXIST` when `newName` is
+  ///   taken).
+  static func link(_ existing: URL, as newName: URL, probe: StoreIOProbe? = nil) throws {
+    if case .error(let code)? = probe?.attempt(.link) {
+      throw ioError(existing, "cannot link as \(newName.path)", code: code)
+    }
+    let result = existing.withUnsafeFileSystemRepresentation { from in
+      newName.withUnsafeFileSystemRepresentation { to in
+        guard let from, let to else { return Int32(-1) }
+        return systemLink(from, to)
+      }
+    }
+    guard result == 0 else { throw ioError(existing, "cannot link as \(newName.path)") }
+    probe?.record(.link(from: existing.path, to: newName.path))
+  }
+
   /// Removes the file at `url`, if there is one.
   static func remove(_ url: URL, probe: StoreIOProbe? = nil) {
     let result = url.withUnsafeFileSystemRepresentation { path in path.map { unlink($0) } }
@@ -439,6 +458,9 @@ final class StoreFile: @unchecked Sendable {
   private func systemRename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 {
     Glibc.rename(from, to)
   }
+  private func systemLink(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 {
+    Glibc.link(from, to)
+  }
 #elseif canImport(Darwin)
   private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 {
     Darwin.open(path, flags, mode)
@@ -446,5 +468,8 @@ final class StoreFile: @unchecked Sendable {
   private func systemClose(_ descriptor: Int32) -> Int32 { Darwin.close(descriptor) }
   private func systemRename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 {
     Darwin.rename(from, to)
+  }
+  private func systemLink(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 {
+    Darwin.link(from, to)
   }
 #endif

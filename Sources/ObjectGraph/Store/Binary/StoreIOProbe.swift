@@ -31,6 +31,8 @@ final class StoreIOProbe: Sendable {
     case directorySync
     /// `rename` of the compacted file over the store.
     case rename
+    /// `link` of the store file under the name a migration keeps it by.
+    case link
     /// `ftruncate` of a file.
     case truncate
 
@@ -108,6 +110,8 @@ final class StoreIOProbe: Sendable {
     case directorySync(path: String)
     /// The file at `from` renamed to `to`, replacing what was there.
     case rename(from: String, to: String)
+    /// The file at `from` given the second name `to`.
+    case link(from: String, to: String)
     /// An empty file created at `path`.
     case create(path: String)
     /// The file at `path` removed.

@@ -1,0 +1,421 @@
+/// How objects stored in one schema become objects of another when the framework can tell
+/// by itself: a lightweight migration, inferred from the two schemas (and the new models'
+/// default values), then applied to a store's contents in one pass.
+///
+/// Entities match by name; a property by its name, or else by the name the new model says
+/// it had (`originalName:`). What is inferred:
+///
+/// - an attribute or relationship added: optional or to-many ones start empty, an attribute
+///   with a default value starts with it (the model's default, made once);
+/// - one removed, or a whole entity: its values, or objects, are dropped;
+/// - a rename through `originalName:`;
+/// - an attribute made optional; made required: a stored `nil` becomes the model's default
+///   (with none, a stored `nil` is an error naming the object);
+/// - a number widened: `Int8` → `Int16` → `Int32` → `Int64`/`Int`, the same for unsigned
+///   types, an unsigned type to a wider signed one, `Float` → `Double` (all stored as
+///   64-bit values already, so the values stay as they are);
+/// - `.unique` added (the stored values are checked: repeats are an error naming the
+///   objects) or removed; an index added or removed; a delete rule, an inverse dropped,
+///   count bounds (checked against the stored lists).
+///
+/// Anything else (another type, a to-one becoming a to-many, another destination, an
+/// inverse between relationships that were not each other's, a new relationship whose
+/// inverse holds data, a required value with no default) is refused with
+/// ``ObjectGraphError/Code/migrationFailed``, naming each change, its entity and property,
+/// and why: such changes need a custom stage (``MigrationStage/custom(fromVersion:toVersion:willMigrate:didMigrate:)``).
+struct LightweightMigration {
+  /// Where a new property's value comes from.
+  enum Source: Equatable {
+    /// The stored property with this index.
+    case stored(Int)
+    /// This value, for every object (an added property).
+    case value(PersistentValue)
+  }
+
+  /// What becomes of the objects of one stored entity.
+  struct EntityMapping {
+    /// The entity's index in the new schema.
+    var target: Int
+    /// For each property of the new entity, where its value comes from.
+    var sources: [Source]
+    /// New properties that must hold a value and have no default: a stored `nil` is an
+    /// error.
+    var required: [Int] = []
+    /// New properties that must hold a value, with the default a stored `nil` becomes.
+    var fallbacks: [(property: Int, value: PersistentValue)] = []
+    /// New properties that are unique and were not, whose stored values are checked.
+    var newlyUnique: [Int] = []
+    /// New to-many properties with count bounds, checked against the stored lists.
+    var bounded: [(property: Int, minimum: Int?, maximum: Int?)] = []
+  }
+
+  let stored: Schema
+  let target: Schema
+  /// By stored entity: what becomes of its objects, or nil when the entity is removed.
+  private(set) var entities: [EntityMapping?]
+
+  /// Infers the migration from `stored` to `target`.
+  ///
+  /// - Parameter models: The new schema's models, by entity (for default values and
+  ///   required to-ones); nil for a bare schema, whose added properties must be optional or
+  ///   to-many.
+  /// - Throws: ``ObjectGraphError/Code/migrationFailed`` listing every change that is not
+  ///   inferred, naming the first one's entity and property.
+  init(from stored: Schema, to target: Schema, models: [EntityModel]?) throws {
+    self.stored = stored
+    self.target = target
+    var inference = Inference(stored: stored, target: target, models: models)
+    entities = stored.entities.map { storedEntity in
+      target.entityIndex(named: storedEntity.name).map { inference.mapping(of: $0) }
+    }
+    if let first = inference.problems.first {
+      throw ObjectGraphError(
+        .migrationFailed,
+        "the stored schema cannot be migrated to the model without a custom stage: "
+          + inference.problems.map(\.message).joined(separator: "; "),
+        entity: first.entity, property: first.property)
+    }
+  }
+
+  /// The contents with every object migrated, in the same order, under the same ids.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/migrationFailed`` naming the objects when stored
+  ///   values do not fit the new schema (repeats of a value now unique, a `nil` where a
+  ///   value is now required with no default, a list outside new count bounds).
+  /// - Complexity: O(*n*) in the stored values.
+  func apply(to contents: StoreContents) throws -> StoreContents {
+    let valueCapacity = contents.list.count * (target.entities.map(\.properties.count).max() ?? 0)
+    var checks = ValueChecks(target: target)
+    let migrated = PackedObjects.filling(
+      objectCapacity: contents.list.count, valueCapacity: valueCapacity
+    ) { (packed: inout PackedObjects.Filler) in
+      contents.list.forEachObject { id, entity, value in
+        guard let mapping = entities[entity] else { return }
+        packed.beginObject(id: id, entity: mapping.target)
+        func newValue(_ property: Int) -> PersistentValue {
+          switch mapping.sources[property] {
+          case .stored(let stored): value(stored)
+          case .value(let constant): constant
+          }
+        }
+        if mapping.fallbacks.isEmpty {
+          for property in mapping.sources.indices { packed.appendValue(newValue(property)) }
+        } else {
+          for property in mapping.sources.indices {
+            let migrated = newValue(property)
+            let fallback = mapping.fallbacks.first { $0.property == property }?.value
+            packed.appendValue(migrated == .null ? fallback ?? .null : migrated)
+          }
+        }
+        checks.check(id, mapping: mapping, value: newValue)
+      }
+    }
+    try checks.throwIfFailed()
+    return StoreContents(
+      list: ObjectList(packed: migrated), nextObjectNumber: contents.nextObjectNumber)
+  }
+}
+
+extension LightweightMigration {
+  /// One change the migration cannot infer.
+  struct Problem {
+    var entity: String
+    var property: String?
+    var message: String
+  }
+
+  /// The inference of each entity's mapping, collecting what cannot be inferred.
+  private struct Inference {
+    let stored: Schema
+    let target: Schema
+    let models: [EntityModel]?
+    var problems: [Problem] = []
+
+    init(stored: Schema, target: Schema, models: [EntityModel]?) {
+      self.stored = stored
+      self.target = target
+      self.models = models
+    }
+
+    /// The stored index of the property of stored entity `storedEntity` that new property
+    /// `property` of `entity` continues: the one of its name, or else of its original name.
+    func storedCounterpart(of property: PropertyDescription, in entity: EntityDescription)
+      -> (entity: EntityDescription, index: Int)?
+    {
+      guard let storedEntity = stored.entities.first(where: { $0.name == entity.name }) else {
+        return nil
+      }
+      if let index = storedEntity.propertyIndex(named: property.name) {
+        // A property of this name that another one was renamed from and this one is not
+        // (`title` renamed to `heading` and a new `title` added) is new.
+        let renamedAway = entity.properties.contains {
+          $0.originalName == property.name && $0.name != property.name
+            && entity.propertyIndex(named: $0.name) != nil
+        }
+        if !renamedAway { return (storedEntity, index) }
+      }
+      if let original = property.originalName, original != property.name,
+        let index = storedEntity.propertyIndex(named: original)
+      {
+        return (storedEntity, index)
+      }
+      return nil
+    }
+
+    mutating func mapping(of targetIndex: Int) -> EntityMapping {
+      let entity = target.entities[targetIndex]
+      var mapping = EntityMapping(target: targetIndex, sources: [])
+      for (index, property) in entity.properties.enumerated() {
+        let counterpart = storedCounterpart(of: property, in: entity)
+        mapping.sources.append(
+          source(
+            of: property, index: index, in: entity, entityIndex: targetIndex,
+            counterpart: counterpart.map { $0.entity.properties[$0.index] },
+            counterpartIndex: counterpart?.index, mapping: &mapping))
+      }
+      return mapping
+    }
+
+    private mutating func fail(_ entity: String, _ property: String?, _ message: String) {
+      problems.append(
+        Problem(
+          entity: entity, property: property,
+          message: "entity \(entity)" + (property.map { ": \($0)" } ?? "") + " " + message))
+    }
+
+    private mutating func source(
+      of property: PropertyDescription, index: Int, in entity: EntityDescription,
+      entityIndex: Int, counterpart: PropertyDescription?, counterpartIndex: Int?,
+      mapping: inout EntityMapping
+    ) -> Source {
+      let model = models?[entityIndex]
+      switch (property.kind, counterpart?.kind) {
+      case (.attribute(let attribute), nil):
+        if attribute.isOptional { return .value(.null) }
+        if let value = model?.defaultValue(of: index) { return .value(value) }
+        fail(
+          entity.name, property.name,
+          "is a new attribute that is not optional and has no default value: declare one, "
+            + "or fill it in a custom stage")
+        return .value(.null)
+      case (.attribute(let attribute), .attribute(let was)):
+        if !Self.storesAlike(was.type, attribute.type) {
+          fail(
+            entity.name, property.name,
+            "was \(was.type), is \(attribute.type): only a number widened (Int32 to Int64, "
+              + "Float to Double) is inferred; convert the values in a custom stage")
+        } else if let old = was.codableType, let new = attribute.codableType, old != new {
+          fail(
+            entity.name, property.name,
+            "holds another Codable type (stored \(old), model \(new)): convert the values in a "
+              + "custom stage")
+        }
+        if was.isOptional && !attribute.isOptional {
+          if let fallback = model?.defaultValue(of: index) {
+            mapping.fallbacks.append((index, fallback))
+          } else {
+            mapping.required.append(index)
+          }
+        }
+        if attribute.isUnique && !was.isUnique { mapping.newlyUnique.append(index) }
+        return .stored(counterpartIndex!)
+      case (.relationship(let relationship), nil):
+        if let inverse = relationship.inverse, inverseHoldsData(relationship, named: inverse) {
+          fail(
+            entity.name, property.name,
+            "is a new relationship whose inverse \(relationship.destination).\(inverse) is "
+              + "stored: fill it from the inverse in a custom stage")
+        }
+        if model?.relationship(index)?.isRequired == true {
+          fail(
+            entity.name, property.name,
+            "is a new required to-one relationship: make it optional, or fill it in a custom "
+              + "stage")
+        }
+        return .value(relationship.isToMany ? .references([]) : .null)
+      case (.relationship(let relationship), .relationship(let was)):
+        if relationship.destination != was.destination {
+          fail(
+            entity.name, property.name,
+            "related to \(was.destination), relates to \(relationship.destination): move the "
+              + "objects in a custom stage")
+        } else if relationship.isToMany != was.isToMany {
+          fail(
+            entity.name, property.name,
+            relationship.isToMany
+              ? "was a to-one relationship, is a to-many: fill the lists in a custom stage"
+              : "was a to-many relationship, is a to-one: choose the object in a custom stage")
+        } else if let inverse = relationship.inverse,
+          storedInverseName(of: relationship, named: inverse) != was.inverse
+        {
+          fail(
+            entity.name, property.name,
+            "has inverse \(relationship.destination).\(inverse), which was not its inverse "
+              + "in the store: pair the objects in a custom stage")
+        }
+        if model?.relationship(index)?.isRequired == true {
+          mapping.required.append(index)
+        }
+        if relationship.isToMany,
+          relationship.minimumCount != nil || relationship.maximumCount != nil,
+          relationship.minimumCount != was.minimumCount
+            || relationship.maximumCount != was.maximumCount
+        {
+          mapping.bounded.append((index, relationship.minimumCount, relationship.maximumCount))
+        }
+        return .stored(counterpartIndex!)
+      case (.attribute, .relationship), (.relationship, .attribute):
+        fail(
+          entity.name, property.name,
+          "was \(counterpart!.attribute == nil ? "a relationship" : "an attribute"), is "
+            + "\(property.attribute == nil ? "a relationship" : "an attribute"): convert it in "
+            + "a custom stage")
+        return .value(.null)
+      }
+    }
+
+    /// The stored name of new relationship `relationship`'s inverse `inverse`, or nil when
+    /// that inverse is new.
+    private func storedInverseName(of relationship: RelationshipDescription, named inverse: String)
+      -> String?
+    {
+      guard let destination = target.entities.first(where: { $0.name == relationship.destination }),
+        let property = destination.properties.first(where: { $0.name == inverse }),
+        let counterpart = storedCounterpart(of: property, in: destination)
+      else { return nil }
+      return counterpart.entity.properties[counterpart.index].name
+    }
+
+    /// Whether a new relationship's inverse was stored (and so may hold objects that the new
+    /// relationship would have to mirror).
+    private func inverseHoldsData(_ relationship: RelationshipDescription, named inverse: String)
+      -> Bool
+    {
+      storedInverseName(of: relationship, named: inverse) != nil
+    }
+
+    /// Whether values stored as `old` read as `new` unchanged: the same type, or a number
+    /// widened (every integer is stored as 64 bits, `Float` as `Double`).
+    static func storesAlike(_ old: AttributeType, _ new: AttributeType) -> Bool {
+      if old == new { return true }
+      let signed: [AttributeType] = [.int8, .int16, .int32, .int64]
+      let unsigned: [AttributeType] = [.uint8, .uint16, .uint32, .uint64]
+      func width(_ type: AttributeType) -> (signed: Bool, bits: Int)? {
+        switch type {
+        case .int: (true, 64)
+        case .uint: (false, 64)
+        default:
+          signed.firstIndex(of: type).map { (true, 8 << $0) }
+            ?? unsigned.firstIndex(of: type).map { (false, 8 << $0) }
+        }
+      }
+      if old == .float && new == .double { return true }
+      guard let from = width(old), let to = width(new) else { return false }
+      if from.signed == to.signed { return to.bits >= from.bits }
+      return !from.signed && to.bits > from.bits
+    }
+  }
+
+  /// The checks of stored values against the new schema, made as objects are migrated.
+  private struct ValueChecks {
+    let target: Schema
+    /// Seen values of newly unique properties: by target entity and property.
+    private var seen: [Int: [Int: [PersistentValue: ObjectID]]] = [:]
+    private var problems: [String] = []
+    private var firstProblem: (entity: String, property: String, id: ObjectID)?
+
+    init(target: Schema) { self.target = target }
+
+    mutating func check(
+      _ id: ObjectID, mapping: EntityMapping, value: (Int) -> PersistentValue
+    ) {
+      let entity = target.entities[mapping.target]
+      for property in mapping.required where value(property) == .null {
+        report(
+          entity.name, entity.properties[property].name, id,
+          "is required now and has no default, but object \(id) holds nil")
+      }
+      for property in mapping.newlyUnique {
+        let stored = value(property)
+        guard stored != .null else { continue }
+        if let other = seen[mapping.target, default: [:]][property, default: [:]][stored] {
+          report(
+            entity.name, entity.properties[property].name, id,
+            "is unique now, but objects \(other) and \(id) both hold \(stored)")
+        } else {
+          seen[mapping.target, default: [:]][property, default: [:]][stored] = id
+        }
+      }
+      for (property, minimum, maximum) in mapping.bounded {
+        guard case .references(let objects) = value(property) else { continue }
+        if let minimum, objects.count < minimum {
+          report(
+            entity.name, entity.properties[property].name, id,
+            "must hold at least \(minimum) objects, but object \(id) holds \(objects.count)")
+        }
+        if let maximum, objects.count > maximum {
+          report(
+            entity.name, entity.properties[property].name, id,
+            "may hold at most \(maximum) objects, but object \(id) holds \(objects.count)")
+        }
+      }
+    }
+
+    private mutating func report(
+      _ entity: String, _ property: String, _ id: ObjectID, _ text: String
+    ) {
+      if firstProblem == nil { firstProblem = (entity, property, id) }
+      // Enough to act on; a store with 100,000 repeats would make a message of megabytes.
+      if problems.count < 10 {
+        problems.append("entity \(entity): \(property) \(text)")
+      } else if problems.count == 10 {
+        problems.append("…")
+      }
+    }
+
+    func throwIfFailed() throws {
+      guard let firstProblem else { return }
+      throw ObjectGraphError(
+        .migrationFailed,
+        "the stored values do not fit the new schema: " + problems.joined(separator: "; "),
+        entity: firstProblem.entity, property: firstProblem.property, objectID: firstProblem.id)
+    }
+  }
+}
+
+extension ObjectList {
+  /// Calls `body` with each live object's id, entity and a reader of its values (strings a
+  /// store left as bytes decoded), in order.
+  func forEachObject(
+    _ body: (ObjectID, Int, (Int) -> PersistentValue) throws -> Void
+  ) rethrows {
+    switch storage {
+    case .snapshots(let snapshots):
+      for snapshot in snapshots {
+        try body(snapshot.id, snapshot.entity) { snapshot.values[$0] }
+      }
+    case .packed(let packed):
+      for position in 0..<packed.positionCount where packed.isLive(position) {
+        let start = packed.valueRange(position).lowerBound
+        try body(packed.ids[position], Int(packed.entities[position])) {
+          packed.value(at: start + $0)
+        }
+      }
+    }
+  }
+}
+
+extension EntityModel {
+  /// The default value of attribute `index` as stored: the declaration's default, made on
+  /// the model's prototype; nil for a relationship or an attribute declared without one.
+  func defaultValue(of index: Int) -> PersistentValue? {
+    guard case .attribute(let attribute) = properties[index].kind, attribute.hasDefault,
+      let prototype
+    else { return nil }
+    return switch prototype.slots[index] {
+    case .value(let value): value
+    case .deferred(let pending): pending.make()
+    case .toOne, .toMany: nil
+    }
+  }
+}

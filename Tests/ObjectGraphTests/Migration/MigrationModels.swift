@@ -1,0 +1,236 @@
+import Foundation
+import ObjectGraph
+
+// Versions of a small library app's models, each a change a lightweight migration infers.
+
+/// The first version: books on shelves, and stickers.
+enum LibraryV1 {
+  static let types: [ManagedObject.Type] = [Book.self, Shelf.self, Sticker.self]
+
+  final class Book: ManagedObject {
+    @Attribute var title = ""
+    @Attribute var pages: Int32 = 0
+    @Attribute var rating: Float = 0
+    @Attribute var isbn = ""
+    @Attribute var subtitle: String? = nil
+    @Attribute var summary = ""
+    @Attribute var obsolete = "dropped"
+    @Attribute(.indexed) var shelfMark = ""
+    @Relationship var shelf: Shelf?
+    @Relationship var stickers: [Sticker] = []
+
+    convenience init(_ title: String, isbn: String, pages: Int32, subtitle: String? = nil) {
+      self.init()
+      self.title = title
+      self.isbn = isbn
+      self.pages = pages
+      self.rating = Float(pages) / 4
+      self.subtitle = subtitle
+      self.summary = "about \(title)"
+      self.shelfMark = "S-\(title)"
+    }
+  }
+
+  final class Shelf: ManagedObject {
+    @Attribute var name = ""
+    @Relationship(deleteRule: .nullify, inverse: \Book.shelf) var books: [Book] = []
+  }
+
+  final class Sticker: ManagedObject {
+    @Attribute var label = ""
+  }
+}
+
+/// Every inferred change at once: a rename, two widenings, `.unique` added, optional made
+/// required (with a default) and required made optional, attributes added and removed, an
+/// index added and one removed, a delete rule changed, an entity and relationships added,
+/// one entity and its relationship removed.
+enum LibraryV2 {
+  static let types: [ManagedObject.Type] = [Book.self, Shelf.self, Reader.self]
+
+  final class Book: ManagedObject {
+    @Attribute(originalName: "title") var name = ""
+    @Attribute var pages: Int64 = 0
+    @Attribute var rating: Double = 0
+    @Attribute(.unique) var isbn = ""
+    @Attribute var subtitle = "none"
+    @Attribute var summary: String? = nil
+    @Attribute var shelfMark = ""
+    @Attribute var edition = 1
+    @Attribute var note: String? = nil
+    @Relationship var shelf: Shelf?
+    @Relationship var readers: [Reader] = []
+  }
+
+  final class Shelf: ManagedObject {
+    @Attribute(.indexed) var name = ""
+    @Relationship(deleteRule: .cascade, inverse: \Book.shelf) var books: [Book] = []
+  }
+
+  final class Reader: ManagedObject {
+    @Attribute var name = ""
+    @Relationship(inverse: \Book.readers) var books: [Book] = []
+  }
+}
+
+/// Changes no migration infers, one model each.
+enum LibraryRefused {
+  /// `pages` was `Int32`, is `String`.
+  final class Book: ManagedObject {
+    @Attribute var title = ""
+    @Attribute var pages = ""
+    @Attribute var rating: Float = 0
+    @Attribute var isbn = ""
+    @Attribute var subtitle: String? = nil
+    @Attribute var summary = ""
+    @Attribute var obsolete = "dropped"
+    @Attribute(.indexed) var shelfMark = ""
+    @Relationship var shelf: Shelf?
+    @Relationship var stickers: [Sticker] = []
+  }
+
+  /// `shelf` was a to-one, is a to-many; `books` the other way round.
+  final class Shelf: ManagedObject {
+    @Attribute var name = ""
+    @Relationship(inverse: \Book.shelf) var books: Book?
+  }
+
+  final class Sticker: ManagedObject {
+    @Attribute var label = ""
+  }
+}
+
+/// A required attribute with no default added to a stored entity.
+enum LibraryRequiredAdded {
+  static let types: [ManagedObject.Type] = [Book.self, Shelf.self, Sticker.self]
+
+  final class Book: ManagedObject {
+    @Attribute var title = ""
+    @Attribute var pages: Int32 = 0
+    @Attribute var rating: Float = 0
+    @Attribute var isbn = ""
+    @Attribute var subtitle: String? = nil
+    @Attribute var summary = ""
+    @Attribute var obsolete = "dropped"
+    @Attribute(.indexed) var shelfMark = ""
+    @Attribute var author: String
+    @Relationship var shelf: Shelf?
+    @Relationship var stickers: [Sticker] = []
+
+    required init() { super.init() }
+  }
+
+  final class Shelf: ManagedObject {
+    @Attribute var name = ""
+    @Relationship(deleteRule: .nullify, inverse: \Book.shelf) var books: [Book] = []
+  }
+
+  final class Sticker: ManagedObject {
+    @Attribute var label = ""
+  }
+}
+
+/// `subtitle` made required with no default.
+enum LibrarySubtitleRequired {
+  static let types: [ManagedObject.Type] = [Book.self, Shelf.self, Sticker.self]
+
+  final class Book: ManagedObject {
+    @Attribute var title = ""
+    @Attribute var pages: Int32 = 0
+    @Attribute var rating: Float = 0
+    @Attribute var isbn = ""
+    @Attribute var subtitle: String
+    @Attribute var summary = ""
+    @Attribute var obsolete = "dropped"
+    @Attribute(.indexed) var shelfMark = ""
+    @Relationship var shelf: Shelf?
+    @Relationship var stickers: [Sticker] = []
+
+    required init() { super.init() }
+  }
+
+  final class Shelf: ManagedObject {
+    @Attribute var name = ""
+    @Relationship(deleteRule: .nullify, inverse: \Book.shelf) var books: [Book] = []
+  }
+
+  final class Sticker: ManagedObject {
+    @Attribute var label = ""
+  }
+}
+
+// A contacts app over three versions: V2 adds a first and last name that its custom stage
+// fills by splitting the name; V3 drops the name and requires the two parts.
+
+enum ContactsV1: VersionedSchema {
+  static let versionIdentifier = Schema.Version(1, 0, 0)
+  static var models: [ManagedObject.Type] { [Contact.self] }
+
+  final class Contact: ManagedObject {
+    @Attribute var name = ""
+    @Relationship var friends: [Contact] = []
+  }
+}
+
+enum ContactsV2: VersionedSchema {
+  static let versionIdentifier = Schema.Version(2, 0, 0)
+  static var models: [ManagedObject.Type] { [Contact.self] }
+
+  final class Contact: ManagedObject {
+    @Attribute var name = ""
+    @Attribute var first: String? = nil
+    @Attribute var last: String? = nil
+    @Relationship var friends: [Contact] = []
+  }
+}
+
+enum ContactsV3: VersionedSchema {
+  static let versionIdentifier = Schema.Version(3, 0, 0)
+  static var models: [ManagedObject.Type] { [Contact.self] }
+
+  final class Contact: ManagedObject {
+    @Attribute var first = ""
+    @Attribute var last = ""
+    @Attribute var starred = false
+    @Relationship var friends: [Contact] = []
+  }
+}
+
+/// V1 to V2 with the custom stage, as an app at V2 ships it.
+enum ContactsPlanToV2: SchemaMigrationPlan {
+  static var schemas: [any VersionedSchema.Type] { [ContactsV1.self, ContactsV2.self] }
+  static var stages: [MigrationStage] { [splitNames] }
+
+  /// Fills `first` and `last` from `name`, after the inferred step added them.
+  static var splitNames: MigrationStage {
+    .custom(
+      fromVersion: ContactsV1.self, toVersion: ContactsV2.self, willMigrate: nil,
+      didMigrate: { context in
+        for contact in try context.fetch(FetchDescriptor<ContactsV2.Contact>()) {
+          let parts = contact.name.split(separator: " ", maxSplits: 1)
+          contact.first = parts.first.map(String.init) ?? ""
+          contact.last = parts.count > 1 ? String(parts[1]) : ""
+        }
+        try context.save()
+      })
+  }
+}
+
+/// V1 to V2 to V3, as an app at V3 ships it (the last stage inferred).
+enum ContactsPlanToV3: SchemaMigrationPlan {
+  static var schemas: [any VersionedSchema.Type] {
+    [ContactsV1.self, ContactsV2.self, ContactsV3.self]
+  }
+  static var stages: [MigrationStage] {
+    [
+      ContactsPlanToV2.splitNames,
+      .lightweight(fromVersion: ContactsV2.self, toVersion: ContactsV3.self),
+    ]
+  }
+}
+
+/// A plan that stops at V1, as the first release ships it.
+enum ContactsPlanAtV1: SchemaMigrationPlan {
+  static var schemas: [any VersionedSchema.Type] { [ContactsV1.self] }
+  static var stages: [MigrationStage] { [] }
+}
