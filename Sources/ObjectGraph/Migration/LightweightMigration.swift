@@ -47,6 +47,15 @@ struct LightweightMigration {
     var newlyUnique: [Int] = []
     /// New to-many properties with count bounds, checked against the stored lists.
     var bounded: [(property: Int, minimum: Int?, maximum: Int?)] = []
+
+    /// Whether each stored property feeds at most one new property, so its value can be
+    /// moved rather than copied.
+    var movesValues = true
+    /// The stored properties no new property takes, when values are moved.
+    var dropped: [Int] = []
+
+    /// Whether stored values are checked.
+    var hasChecks: Bool { !required.isEmpty || !newlyUnique.isEmpty || !bounded.isEmpty }
   }
 
   let stored: Schema
@@ -83,36 +92,52 @@ struct LightweightMigration {
   ///   values do not fit the new schema (repeats of a value now unique, a `nil` where a
   ///   value is now required with no default, a list outside new count bounds).
   /// - Complexity: O(*n*) in the stored values.
-  func apply(to contents: StoreContents) throws -> StoreContents {
-    let valueCapacity = contents.list.count * (target.entities.map(\.properties.count).max() ?? 0)
+  func apply(to contents: consuming StoreContents) throws -> StoreContents {
+    let objectCount = contents.list.count
+    let nextObjectNumber = contents.nextObjectNumber
+    let valueCapacity = objectCount * (target.entities.map(\.properties.count).max() ?? 0)
     var checks = ValueChecks(target: target)
-    let migrated = PackedObjects.filling(
-      objectCapacity: contents.list.count, valueCapacity: valueCapacity
-    ) { (packed: inout PackedObjects.Filler) in
-      contents.list.forEachObject { id, entity, value in
-        guard let mapping = entities[entity] else { return }
+    let migrated = PackedObjects.filling(objectCapacity: objectCount, valueCapacity: valueCapacity)
+    {
+      (packed: inout PackedObjects.Filler) in
+      contents.list.consumeDecodedObjects { id, entity, values in
+        guard let mapping = entities[entity] else {
+          values.baseAddress?.deinitialize(count: values.count)
+          return
+        }
+        if mapping.hasChecks {
+          checks.check(id, mapping: mapping) { property in
+            switch mapping.sources[property] {
+            case .stored(let stored): values[stored]
+            case .value(let constant): constant
+            }
+          }
+        }
         packed.beginObject(id: id, entity: mapping.target)
-        func newValue(_ property: Int) -> PersistentValue {
-          switch mapping.sources[property] {
-          case .stored(let stored): value(stored)
-          case .value(let constant): constant
+        for (property, source) in mapping.sources.enumerated() {
+          var value: PersistentValue
+          switch source {
+          case .stored(let stored):
+            value = mapping.movesValues ? (values.baseAddress! + stored).move() : values[stored]
+          case .value(let constant):
+            value = constant
           }
+          if value == .null,
+            let fallback = mapping.fallbacks.first(where: { $0.property == property })
+          {
+            value = fallback.value
+          }
+          packed.appendValue(value)
         }
-        if mapping.fallbacks.isEmpty {
-          for property in mapping.sources.indices { packed.appendValue(newValue(property)) }
+        if mapping.movesValues {
+          for stored in mapping.dropped { (values.baseAddress! + stored).deinitialize(count: 1) }
         } else {
-          for property in mapping.sources.indices {
-            let migrated = newValue(property)
-            let fallback = mapping.fallbacks.first { $0.property == property }?.value
-            packed.appendValue(migrated == .null ? fallback ?? .null : migrated)
-          }
+          values.baseAddress?.deinitialize(count: values.count)
         }
-        checks.check(id, mapping: mapping, value: newValue)
       }
     }
     try checks.throwIfFailed()
-    return StoreContents(
-      list: ObjectList(packed: migrated), nextObjectNumber: contents.nextObjectNumber)
+    return StoreContents(list: ObjectList(packed: migrated), nextObjectNumber: nextObjectNumber)
   }
 }
 
@@ -172,6 +197,14 @@ extension LightweightMigration {
             of: property, index: index, in: entity, entityIndex: targetIndex,
             counterpart: counterpart.map { $0.entity.properties[$0.index] },
             counterpartIndex: counterpart?.index, mapping: &mapping))
+      }
+      let taken = mapping.sources.compactMap { source -> Int? in
+        if case .stored(let stored) = source { return stored }
+        return nil
+      }
+      mapping.movesValues = Set(taken).count == taken.count
+      if let storedEntity = stored.entities.first(where: { $0.name == entity.name }) {
+        mapping.dropped = storedEntity.properties.indices.filter { !taken.contains($0) }
       }
       return mapping
     }
@@ -384,23 +417,36 @@ extension LightweightMigration {
 }
 
 extension ObjectList {
-  /// Calls `body` with each live object's id, entity and a reader of its values (strings a
-  /// store left as bytes decoded), in order.
-  func forEachObject(
-    _ body: (ObjectID, Int, (Int) -> PersistentValue) throws -> Void
-  ) rethrows {
-    switch storage {
-    case .snapshots(let snapshots):
-      for snapshot in snapshots {
-        try body(snapshot.id, snapshot.entity) { snapshot.values[$0] }
+  /// Hands each live object's id, entity and values, strings a store left as bytes decoded,
+  /// to `body`, in order, leaving the list empty. `body` owns the values: it must move or
+  /// deinitialize every one. A store's packed values are handed over in place (no value
+  /// copied, retained or released on the way); snapshots are copied.
+  mutating func consumeDecodedObjects(
+    _ body: (ObjectID, Int, UnsafeMutableBufferPointer<PersistentValue>) -> Void
+  ) {
+    var packed = takePacked()
+    let ids = packed.ids
+    let entities = packed.entities
+    let starts = packed.starts
+    let (base, count, deferredStrings) = packed.takeValues()
+    defer { base.deallocate() }
+    var strings = deferredStrings.makeCursor()
+    for position in ids.indices {
+      let range = PackedObjects.valueRange(position, starts: starts, valueCount: count)
+      guard entities[position] != PackedObjects.removed else {
+        (base + range.lowerBound).deinitialize(count: range.count)
+        continue
       }
-    case .packed(let packed):
-      for position in 0..<packed.positionCount where packed.isLive(position) {
-        let start = packed.valueRange(position).lowerBound
-        try body(packed.ids[position], Int(packed.entities[position])) {
-          packed.value(at: start + $0)
+      if !deferredStrings.isEmpty {
+        for index in range {
+          if case .null = base[index], let string = strings.string(at: index) {
+            base[index] = .string(string.value)
+          }
         }
       }
+      body(
+        ids[position], Int(entities[position]),
+        UnsafeMutableBufferPointer(start: base + range.lowerBound, count: range.count))
     }
   }
 }

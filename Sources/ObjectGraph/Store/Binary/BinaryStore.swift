@@ -326,7 +326,8 @@ public final class BinaryStore: MigratableStore {
           .storeInUse, "\(url.path): store is in use: migrate it before opening it", file: url)
       }
       do {
-        let old = try openFile(schema: stored)
+        // Read only for its objects: the old file's shapes are never used.
+        let old = try openFile(schema: stored, buildsShapes: false)
         defer { old.file.close() }
         let migrated = try migrate(old.openedContents!)
         let header = try BinaryStoreHeader.encode(schema: schema)
@@ -374,7 +375,7 @@ public final class BinaryStore: MigratableStore {
 
   // MARK: - Opening
 
-  private func openFile(schema: Schema) throws -> OpenState {
+  private func openFile(schema: Schema, buildsShapes: Bool = true) throws -> OpenState {
     for _ in 0..<3 {
       if let file = try StoreFile.openIfPresent(url, mode: .readWrite, probe: probe) {
         do {
@@ -384,7 +385,7 @@ public final class BinaryStore: MigratableStore {
             file.close()
             continue
           }
-          let state = try read(file, schema: schema)
+          let state = try read(file, schema: schema, buildsShapes: buildsShapes)
           compactor.removeStaleTemporaryFile()
           compactor.removeMigrationBackup()
           return state
@@ -411,7 +412,7 @@ public final class BinaryStore: MigratableStore {
   }
 
   /// Reads and checks the header, replays every record, and cuts off a torn tail.
-  private func read(_ file: StoreFile, schema: Schema) throws -> OpenState {
+  private func read(_ file: StoreFile, schema: Schema, buildsShapes: Bool) throws -> OpenState {
     let bytes = try file.readAll()
     let expected = (schema: schema, bytes: try BinaryStoreHeader.encodedSchema(schema))
     let (header, replay) = try bytes.withUnsafeBytes { buffer in
@@ -434,6 +435,12 @@ public final class BinaryStore: MigratableStore {
       file.adoptRoom(after: replay.recordsEnd)
     }
     let contents = replay.graph.contents
+    guard buildsShapes else {
+      return OpenState(
+        file: file, schema: schema, header: header, shapes: .built(ObjectShapes(schema: schema)),
+        openedContents: contents, recordsSinceCompaction: replay.records,
+        directoryNeedsSync: true, recovery: recovery)
+    }
     // What the shapes need is read now (noted by the decoder, with the objects changed
     // after the snapshot read again); they are built on another core while the caller
     // loads the contents (which takes their values), and the first save waits for them.
