@@ -1,3 +1,5 @@
+import Foundation
+
 /// How objects stored in one schema become objects of another when the framework can tell
 /// by itself: a lightweight migration, inferred from the two schemas (and the new models'
 /// default values), then applied to a store's contents in one pass.
@@ -70,10 +72,19 @@ struct LightweightMigration {
   ///   to-many.
   /// - Throws: ``ObjectGraphError/Code/migrationFailed`` listing every change that is not
   ///   inferred, naming the first one's entity and property.
-  init(from stored: Schema, to target: Schema, models: [EntityModel]?) throws {
+  /// - Parameter leavingToStage: Whether a custom stage's `migrate` code comes after it,
+  ///   with the stored values at hand: then a property the migration cannot fill starts
+  ///   empty (`nil`, an empty list, its default, or for a non-optional attribute with none
+  ///   its type's zero: `0`, `""`, `false`, the reference date, no bytes, the zero UUID,
+  ///   `about:blank`) for the stage to fill, and the checks of stored values (``validating(_:models:)``)
+  ///   run after the stage instead.
+  init(from stored: Schema, to target: Schema, models: [EntityModel]?, leavingToStage: Bool = false)
+    throws
+  {
     self.stored = stored
     self.target = target
-    var inference = Inference(stored: stored, target: target, models: models)
+    var inference = Inference(
+      stored: stored, target: target, models: models, leavingToStage: leavingToStage)
     entities = stored.entities.map { storedEntity in
       target.entityIndex(named: storedEntity.name).map { inference.mapping(of: $0) }
     }
@@ -83,6 +94,43 @@ struct LightweightMigration {
         "the stored schema cannot be migrated to the model without a custom stage: "
           + inference.problems.map(\.message).joined(separator: "; "),
         entity: first.entity, property: first.property)
+    }
+  }
+
+  /// A migration from `schema` to itself that only checks the stored values against it:
+  /// every unique attribute's values differ, every required to-one holds an object, every
+  /// bounded list is within its bounds (what a stage's code may have left otherwise).
+  static func validating(_ schema: Schema, models: [EntityModel]) -> LightweightMigration {
+    var migration = LightweightMigration(identityOf: schema)
+    for (index, entity) in schema.entities.enumerated() {
+      var mapping = migration.entities[index]!
+      for (number, property) in entity.properties.enumerated() {
+        switch property.kind {
+        case .attribute(let attribute):
+          if attribute.isUnique { mapping.newlyUnique.append(number) }
+        case .relationship(let relationship):
+          if models[index].relationship(number)?.isRequired == true {
+            mapping.required.append(number)
+          }
+          if relationship.isToMany,
+            relationship.minimumCount != nil || relationship.maximumCount != nil
+          {
+            mapping.bounded.append((number, relationship.minimumCount, relationship.maximumCount))
+          }
+        }
+      }
+      migration.entities[index] = mapping
+    }
+    return migration
+  }
+
+  /// The migration of a schema to itself: every value kept where it is.
+  private init(identityOf schema: Schema) {
+    stored = schema
+    target = schema
+    entities = schema.entities.indices.map { index in
+      EntityMapping(
+        target: index, sources: schema.entities[index].properties.indices.map { .stored($0) })
     }
   }
 
@@ -154,12 +202,14 @@ extension LightweightMigration {
     let stored: Schema
     let target: Schema
     let models: [EntityModel]?
+    let leavingToStage: Bool
     var problems: [Problem] = []
 
-    init(stored: Schema, target: Schema, models: [EntityModel]?) {
+    init(stored: Schema, target: Schema, models: [EntityModel]?, leavingToStage: Bool) {
       self.stored = stored
       self.target = target
       self.models = models
+      self.leavingToStage = leavingToStage
     }
 
     /// The stored index of the property of stored entity `storedEntity` that new property
@@ -192,11 +242,24 @@ extension LightweightMigration {
       var mapping = EntityMapping(target: targetIndex, sources: [])
       for (index, property) in entity.properties.enumerated() {
         let counterpart = storedCounterpart(of: property, in: entity)
-        mapping.sources.append(
-          source(
-            of: property, index: index, in: entity, entityIndex: targetIndex,
-            counterpart: counterpart.map { $0.entity.properties[$0.index] },
-            counterpartIndex: counterpart?.index, mapping: &mapping))
+        let problemCount = problems.count
+        var source = source(
+          of: property, index: index, in: entity, entityIndex: targetIndex,
+          counterpart: counterpart.map { $0.entity.properties[$0.index] },
+          counterpartIndex: counterpart?.index, mapping: &mapping)
+        if leavingToStage, problems.count > problemCount,
+          let empty = Self.emptyValue(
+            of: property, default: models?[targetIndex].defaultValue(of: index))
+        {
+          problems.removeSubrange(problemCount...)
+          source = .value(empty)
+        }
+        mapping.sources.append(source)
+      }
+      if leavingToStage {
+        mapping.required = []
+        mapping.newlyUnique = []
+        mapping.bounded = []
       }
       let taken = mapping.sources.compactMap { source -> Int? in
         if case .stored(let stored) = source { return stored }
@@ -304,6 +367,33 @@ extension LightweightMigration {
             + "\(property.attribute == nil ? "a relationship" : "an attribute"): convert it in "
             + "a custom stage")
         return .value(.null)
+      }
+    }
+
+    /// The value a property a custom stage fills starts with (see
+    /// ``LightweightMigration/init(from:to:models:leavingToStage:)``); nil for a `Codable`
+    /// attribute with no default, which no empty value decodes.
+    static func emptyValue(of property: PropertyDescription, default: PersistentValue?)
+      -> PersistentValue?
+    {
+      switch property.kind {
+      case .relationship(let relationship):
+        return relationship.isToMany ? .references([]) : .null
+      case .attribute(let attribute):
+        if attribute.isOptional { return .null }
+        if let value = `default` { return value }
+        switch attribute.type {
+        case .bool: return .bool(false)
+        case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64:
+          return .int(0)
+        case .double, .float: return .double(0)
+        case .string: return .string("")
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: 0))
+        case .data: return .data(Data())
+        case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        case .url: return .url(URL(string: "about:blank")!)
+        case .codable: return nil
+        }
       }
     }
 

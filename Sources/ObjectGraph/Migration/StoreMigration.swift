@@ -19,6 +19,10 @@ struct StoreMigration {
     var migration: LightweightMigration
     var willMigrate: ((ObjectContext) throws -> Void)?
     var didMigrate: ((ObjectContext) throws -> Void)?
+    /// A custom stage's code that sees the old and new objects at once.
+    var transform: ((MigrationContext) throws -> Void)?
+    /// The new version's models (for the checks after a transform).
+    var newModels: [EntityModel] = []
     /// The model classes of the step's old and new versions (for a custom stage's contexts).
     var oldTypes: [ManagedObject.Type]
     var newTypes: [ManagedObject.Type]
@@ -110,10 +114,15 @@ struct StoreMigration {
         $0.fromVersion.versionIdentifier == old.identifier
           && $0.toVersion.versionIdentifier == new.identifier
       }
+      var transform: ((MigrationContext) throws -> Void)?
+      if case .transform(_, _, let migrate) = stage { transform = migrate }
       var step = Step(
         migration: try LightweightMigration(
-          from: from, to: next == versions.count - 1 ? schema : new.schema, models: new.models),
+          from: from, to: next == versions.count - 1 ? schema : new.schema, models: new.models,
+          leavingToStage: transform != nil),
         oldTypes: plan.schemas[next - 1].models, newTypes: plan.schemas[next].models)
+      step.transform = transform
+      step.newModels = new.models
       if case .custom(_, _, let willMigrate, let didMigrate) = stage {
         step.willMigrate = willMigrate
         step.didMigrate = didMigrate
@@ -184,31 +193,71 @@ extension StoreMigration.Step {
     var contents = contents
     if let willMigrate {
       contents = try Self.run(
-        willMigrate, types: oldTypes, schema: migration.stored, on: contents, stage: "willMigrate")
+        willMigrate, types: oldTypes, on: contents, stage: "willMigrate")
     }
-    contents = try migration.apply(to: contents)
+    if let transform {
+      let old = contents.objects
+      contents = try migration.apply(to: contents)
+      contents = try Self.run(transform, from: old, types: (oldTypes, newTypes), on: contents)
+      contents = try LightweightMigration.validating(migration.target, models: newModels)
+        .apply(to: contents)
+    } else {
+      contents = try migration.apply(to: contents)
+    }
     if let didMigrate {
       contents = try Self.run(
-        didMigrate, types: newTypes, schema: migration.target, on: contents, stage: "didMigrate")
+        didMigrate, types: newTypes, on: contents, stage: "didMigrate")
     }
     return contents
+  }
+
+  /// Runs a custom stage's code with a context of the old models holding `old` and one of
+  /// the new holding `contents`, and returns what the new one holds after it (saved).
+  private static func run(
+    _ transform: (MigrationContext) throws -> Void, from old: [ObjectSnapshot],
+    types: (old: [ManagedObject.Type], new: [ManagedObject.Type]), on contents: StoreContents
+  ) throws -> StoreContents {
+    let (oldContainer, _) = try container(
+      of: types.old,
+      holding: StoreContents(objects: old, nextObjectNumber: contents.nextObjectNumber))
+    defer { oldContainer.close() }
+    let (newContainer, newStore) = try container(of: types.new, holding: contents)
+    defer { newContainer.close() }
+    do {
+      let migration = MigrationContext(
+        old: try oldContainer.newContext(), new: try newContainer.newContext())
+      try transform(migration)
+      try migration.new.save()
+    } catch let error as ObjectGraphError where error.code == .migrationFailed {
+      throw error
+    } catch {
+      throw ObjectGraphError(
+        .migrationFailed, "the migration stage's code threw: \(error)", underlying: error)
+    }
+    return try newStore.load()
+  }
+
+  /// A container of `types` over an ``InMemoryStore`` holding `contents`.
+  private static func container(of types: [ManagedObject.Type], holding contents: StoreContents)
+    throws -> (ObjectContainer, InMemoryStore)
+  {
+    let (schema, _) = try ObjectContainer.schema(for: types)
+    let store = InMemoryStore()
+    try store.open(schema: schema)
+    var seed = Changeset(nextObjectNumber: contents.nextObjectNumber)
+    seed.inserted = contents.objects  // snapshots: a store's strings decoded
+    try store.save(seed)
+    store.close()
+    return (try ObjectContainer(for: types, store: store), store)
   }
 
   /// Runs a custom stage's code on a context of `types` holding `contents` (in an
   /// ``InMemoryStore`` of their own), and returns what the context saved.
   private static func run(
-    _ body: (ObjectContext) throws -> Void, types: [ManagedObject.Type], schema: Schema,
-    on contents: StoreContents, stage: String
+    _ body: (ObjectContext) throws -> Void, types: [ManagedObject.Type], on contents: StoreContents,
+    stage: String
   ) throws -> StoreContents {
-    let store = InMemoryStore()
-    var unversioned = schema
-    unversioned.version = nil
-    try store.open(schema: unversioned)
-    var seed = Changeset(nextObjectNumber: contents.nextObjectNumber)
-    seed.inserted = contents.objects  // snapshots: a store's strings decoded
-    try store.save(seed)
-    store.close()
-    let container = try ObjectContainer(for: types, store: store)
+    let (container, store) = try container(of: types, holding: contents)
     defer { container.close() }
     do {
       let context = try container.newContext()

@@ -94,17 +94,76 @@ public enum MigrationStage {
     fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
     willMigrate: ((ObjectContext) throws -> Void)?, didMigrate: ((ObjectContext) throws -> Void)?)
 
+  /// Code that sees the stored objects in the old version's models and writes them in the
+  /// new version's, both at once (see ``MigrationContext``): split an entity, turn a to-one
+  /// into a to-many, fill a new required attribute from others. The changes between the two
+  /// versions that a lightweight migration would refuse are left to this code: such a
+  /// property starts empty in the new objects (see the README's "Migration").
+  ///
+  /// ```swift
+  /// .custom(fromVersion: PeopleV1.self, toVersion: PeopleV2.self) { migration in
+  ///   for old in try migration.old.fetch(FetchDescriptor<PeopleV1.Person>()) {
+  ///     let person = try migration.migrated(old, as: PeopleV2.Person.self)
+  ///     person.address = PeopleV2.Address(street: old.street, city: old.city)
+  ///   }
+  /// }
+  /// ```
+  case transform(
+    fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+    migrate: (MigrationContext) throws -> Void)
+
   /// The version the stage starts from.
   var fromVersion: any VersionedSchema.Type {
     switch self {
-    case .lightweight(let from, _), .custom(let from, _, _, _): from
+    case .lightweight(let from, _), .custom(let from, _, _, _), .transform(let from, _, _): from
     }
   }
 
   /// The version the stage ends at.
   var toVersion: any VersionedSchema.Type {
     switch self {
-    case .lightweight(_, let to), .custom(_, let to, _, _): to
+    case .lightweight(_, let to), .custom(_, let to, _, _), .transform(_, let to, _): to
     }
+  }
+
+  /// A stage of code that sees the old and the new objects at once
+  /// (``transform(fromVersion:toVersion:migrate:)``), written as SwiftData's custom stages
+  /// are.
+  public static func custom(
+    fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+    migrate: @escaping (MigrationContext) throws -> Void
+  ) -> MigrationStage {
+    .transform(fromVersion: fromVersion, toVersion: toVersion, migrate: migrate)
+  }
+}
+
+/// What a custom stage's `migrate` code works with: the stored objects in the old version's
+/// models (``old``) and the same objects in the new version's (``new``), as the inferred part
+/// of the migration made them, under the same ``ObjectID``s.
+///
+/// Read from ``old`` and write to ``new``: what ``new`` holds when the code returns is what
+/// the store keeps (saved for you; changes made in ``old`` are dropped). Objects of entities
+/// the new version removed are only in ``old``; new ones are inserted into ``new``.
+public struct MigrationContext {
+  /// The stored objects in the old version's models.
+  public let old: ObjectContext
+  /// The objects in the new version's models.
+  public let new: ObjectContext
+
+  /// The new version's object that `object`, an object of ``old``, became.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/migrationFailed`` naming the object when its entity
+  ///   was removed or is not `T`.
+  /// - Complexity: O(1).
+  public func migrated<T: ManagedObject>(_ object: ManagedObject, as type: T.Type = T.self) throws
+    -> T
+  {
+    guard let id = object.objectID, let migrated = new.object(with: id) as? T else {
+      throw ObjectGraphError(
+        .migrationFailed,
+        "object \(object.objectID?.description ?? "(new)") of \(Swift.type(of: object)) is no "
+          + "\(T.self) in the new version", objectID: object.objectID)
+    }
+    return migrated
   }
 }

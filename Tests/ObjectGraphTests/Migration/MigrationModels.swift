@@ -234,3 +234,76 @@ enum ContactsPlanAtV1: SchemaMigrationPlan {
   static var schemas: [any VersionedSchema.Type] { [ContactsV1.self] }
   static var stages: [MigrationStage] { [] }
 }
+
+// A people app whose second version splits each person's address into an entity of its
+// own, turns the one pet into a list, and fills a new required initials attribute: a
+// custom stage that reads the old objects and writes the new ones at once.
+
+enum PeopleV1: VersionedSchema {
+  static let versionIdentifier = Schema.Version(1, 0, 0)
+  static var models: [ManagedObject.Type] { [Person.self, Pet.self] }
+
+  final class Person: ManagedObject {
+    @Attribute var name = ""
+    @Attribute var street = ""
+    @Attribute var city = ""
+    @Relationship(inverse: \Pet.owner) var pet: Pet?
+  }
+
+  final class Pet: ManagedObject {
+    @Attribute var name = ""
+    @Relationship var owner: Person?
+  }
+}
+
+enum PeopleV2: VersionedSchema {
+  static let versionIdentifier = Schema.Version(2, 0, 0)
+  static var models: [ManagedObject.Type] { [Person.self, Pet.self, Address.self] }
+
+  final class Person: ManagedObject {
+    @Attribute var name: String
+    @Attribute var initials: String
+    @Relationship(inverse: \Address.residents) var address: Address?
+    @Relationship(inverse: \Pet.owner) var pets: [Pet] = []
+
+    required init() { super.init() }
+  }
+
+  final class Pet: ManagedObject {
+    @Attribute var name = ""
+    @Relationship var owner: Person?
+  }
+
+  final class Address: ManagedObject {
+    @Attribute var street = ""
+    @Attribute var city = ""
+    @Relationship var residents: [Person] = []
+  }
+}
+
+enum PeoplePlan: SchemaMigrationPlan {
+  static var schemas: [any VersionedSchema.Type] { [PeopleV1.self, PeopleV2.self] }
+  static var stages: [MigrationStage] {
+    [
+      .custom(fromVersion: PeopleV1.self, toVersion: PeopleV2.self) { migration in
+        var addresses: [String: PeopleV2.Address] = [:]
+        for old in try migration.old.fetch(FetchDescriptor<PeopleV1.Person>()) {
+          let person = try migration.migrated(old, as: PeopleV2.Person.self)
+          person.initials = String(old.name.split(separator: " ").compactMap(\.first))
+          let key = "\(old.street), \(old.city)"
+          if addresses[key] == nil {
+            let address = PeopleV2.Address()
+            address.street = old.street
+            address.city = old.city
+            migration.new.insert(address)
+            addresses[key] = address
+          }
+          person.address = addresses[key]
+          if let pet = old.pet {
+            person.pets = [try migration.migrated(pet, as: PeopleV2.Pet.self)]
+          }
+        }
+      }
+    ]
+  }
+}
