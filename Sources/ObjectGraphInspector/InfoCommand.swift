@@ -37,6 +37,7 @@ public struct InfoCommand: PathOnlyCommand {
       """
       File:            \(path)
       Format version:  \(store.header.formatVersion)
+      Schema version:  \(schema.version?.description ?? "none (written without a migration plan)")
       File size:       \(store.fileBytes) bytes
       Live data:       \(liveBytes) bytes (the file's size after compaction)
       Records:         \(replay.recordCount) since the file was created or last compacted \
@@ -50,6 +51,16 @@ public struct InfoCommand: PathOnlyCommand {
         "Torn tail:       \(tail.byteCount) bytes at byte offset \(tail.offset), not counted "
           + "above: an interrupted save (\(tail.reason)); the app cuts it off when it next "
           + "opens the store\n")
+    }
+    for migration in schema.history ?? [] {
+      let versions =
+        "\(migration.fromVersion?.description ?? "unversioned") to "
+        + "\(migration.toVersion?.description ?? "unversioned")"
+      output.write(
+        "Migrated:        \(versions) on \(migration.date.formatted(.iso8601)): "
+          + (migration.changes.isEmpty
+            ? "the version only" : migration.changes.joined(separator: "; "))
+          + "\n")
     }
     for (index, entity) in schema.entities.enumerated() {
       output.write("\n\(entity.name): \(plural(counts[index], "object"))\n")

@@ -56,3 +56,66 @@ import Testing
       run.output.contains("    notes    to-many Note, ordered, inverse item, delete rule cascade"))
   }
 }
+
+/// Two versions of a counter app, for the schema version and history `info` shows.
+enum CounterV1: VersionedSchema {
+  static let versionIdentifier = Schema.Version(1, 0, 0)
+  static var models: [ManagedObject.Type] { [Counter.self] }
+
+  final class Counter: ManagedObject {
+    @Attribute var count = 0
+  }
+}
+
+enum CounterV2: VersionedSchema {
+  static let versionIdentifier = Schema.Version(2, 1, 0)
+  static var models: [ManagedObject.Type] { [Counter.self] }
+
+  final class Counter: ManagedObject {
+    @Attribute var count = 0
+    @Attribute var label = "main"
+  }
+}
+
+enum CounterPlan: SchemaMigrationPlan {
+  static var schemas: [any VersionedSchema.Type] { [CounterV1.self, CounterV2.self] }
+  static var stages: [MigrationStage] {
+    [.lightweight(fromVersion: CounterV1.self, toVersion: CounterV2.self)]
+  }
+}
+
+@Suite struct InfoMigrationTests {
+  @Test func infoShowsTheSchemaVersionAndItsMigrations() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("counter.ogstore")
+    do {
+      let container = try ObjectContainer(
+        for: [CounterV1.Counter.self], migrationPlan: nil, store: BinaryStore(url: url))
+      let context = try container.newContext()
+      context.insert(CounterV1.Counter())
+      try context.save()
+      container.close()
+    }
+    var lines = inspect("info", url.path).output.split(separator: "\n").map(String.init)
+    #expect(lines.contains("Schema version:  none (written without a migration plan)"))
+    #expect(!lines.contains { $0.hasPrefix("Migrated:") })
+    do {
+      let container = try ObjectContainer(
+        for: [CounterV2.Counter.self], migrationPlan: CounterPlan.self,
+        store: BinaryStore(url: url))
+      container.close()
+    }
+    // A compaction keeps the history.
+    let store = BinaryStore(url: url)
+    try store.open(schema: try BinaryStoreHeader.read(from: url).schema)
+    try store.compact()
+    store.close()
+    lines = inspect("info", url.path).output.split(separator: "\n").map(String.init)
+    #expect(lines.contains("Schema version:  2.1.0"))
+    #expect(
+      lines.contains {
+        $0.hasPrefix("Migrated:        unversioned to 2.1.0 on ")
+          && $0.hasSuffix("entity Counter: property label is in the model but not stored")
+      })
+  }
+}

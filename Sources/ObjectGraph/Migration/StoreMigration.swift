@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a container opens a store that holds data of another schema: the steps from the
 /// stored schema to the container's, worked out before anything is read, then applied by the
 /// store (``MigratableStore/migrate(from:to:_:)``) in one pass over its contents.
@@ -60,7 +62,14 @@ struct StoreMigration {
         }
         throw failure
       }
-      try store.migrate(from: stored, to: schema) { contents in
+      var recorded = schema
+      recorded.history =
+        (stored.history ?? []) + [
+          MigrationRecord(
+            fromVersion: stored.version, toVersion: schema.version, date: Date(),
+            changes: SchemaDifference(stored: stored, requested: schema).changes)
+        ]
+      try store.migrate(from: stored, to: recorded) { contents in
         try migration.steps.reduce(contents) { contents, step in try step.apply(to: contents) }
       }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The persistent shape of a container's models: entities, their attributes and
 /// relationships, in a form a store can record, compare and send between actors.
 ///
@@ -11,6 +13,9 @@ public struct Schema: Hashable, Codable, Sendable {
   /// ``SchemaMigrationPlan`` (its last ``VersionedSchema``); nil otherwise. A store records
   /// it with the schema.
   public var version: Version?
+  /// The migrations that brought the stored data to this schema, oldest first, as a store
+  /// records them (nil in a schema made from models, and in a store never migrated).
+  public var history: [MigrationRecord]?
 
   /// Creates a schema.
   public init(entities: [EntityDescription]) {
@@ -35,12 +40,18 @@ public struct Schema: Hashable, Codable, Sendable {
   /// version matches a stored one of any, and one of a version a stored one of none.
   public func matches(stored: Schema) -> Bool {
     if stored == self { return true }
+    if stored.history != history {
+      var unrecorded = stored
+      unrecorded.history = history
+      if unrecorded == self { return true }
+    }
     if let version, let storedVersion = stored.version, version != storedVersion {
       return false
     }
     guard stored.entities.count == entities.count else { return false }
     var adjusted = self
     adjusted.version = stored.version
+    adjusted.history = stored.history
     for (entity, storedEntity) in zip(adjusted.entities.indices, stored.entities) {
       let properties = adjusted.entities[entity].properties
       guard properties.count == storedEntity.properties.count else { return false }
@@ -54,6 +65,29 @@ public struct Schema: Hashable, Codable, Sendable {
       }
     }
     return stored == adjusted
+  }
+}
+
+/// One migration of a store's data, as the store records it in its schema's
+/// ``Schema/history``.
+public struct MigrationRecord: Hashable, Codable, Sendable {
+  /// The schema version migrated from, if the store recorded one.
+  public var fromVersion: Schema.Version?
+  /// The schema version migrated to, if the container had a plan.
+  public var toVersion: Schema.Version?
+  /// When the migration ran.
+  public var date: Date
+  /// What changed, one phrase each, as ``SchemaDifference`` says it.
+  public var changes: [String]
+
+  /// Creates a record.
+  public init(
+    fromVersion: Schema.Version?, toVersion: Schema.Version?, date: Date, changes: [String]
+  ) {
+    self.fromVersion = fromVersion
+    self.toVersion = toVersion
+    self.date = date
+    self.changes = changes
   }
 }
 

@@ -36,7 +36,10 @@ public final class InMemoryStore: MigratableStore {
           "the in-memory store holds data of another schema: "
             + SchemaDifference(stored: existing, requested: schema).summary)
       }
-      state.schema = schema
+      var recorded = schema
+      recorded.history = state.schema?.history
+      if recorded.version == nil { recorded.version = state.schema?.version }
+      state.schema = recorded
       state.isOpen = true
     }
   }

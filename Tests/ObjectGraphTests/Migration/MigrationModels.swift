@@ -307,3 +307,43 @@ enum PeoplePlan: SchemaMigrationPlan {
     ]
   }
 }
+
+/// The seed stories' models, each with an attribute added (the next release of the apps).
+enum SeedStoriesV2 {
+  static let types: [ManagedObject.Type] = [Box.self, Item.self, Note.self, Tag.self, Block.self]
+
+  final class Box: ManagedObject {
+    @Attribute(.unique) var id = UUID()
+    @Attribute var title = ""
+    @Attribute var detail = ""
+    @Attribute var created = Date()
+    @Attribute var color = "none"
+    @Relationship(inverse: \Box.children) var parent: Box?
+    @Relationship(deleteRule: .cascade) var children: [Box]
+  }
+
+  final class Item: ManagedObject {
+    @Attribute var name = ""
+    @Attribute var isPinned = false
+    @Relationship(deleteRule: .cascade, inverse: \Note.item) var notes: [Note]
+    @Relationship var tags: [Tag]
+  }
+
+  final class Note: ManagedObject {
+    @Attribute var text = ""
+    @Attribute var edited: Date? = nil
+    @Relationship var item: Item?
+  }
+
+  final class Tag: ManagedObject {
+    @Attribute(.unique) var name = ""
+  }
+
+  final class Block: ManagedObject {
+    @Attribute var text = ""
+    @Attribute var created = Date()
+    @Attribute var kind = "paragraph"
+    @Relationship var parent: Block?
+    @Relationship(deleteRule: .cascade, inverse: \Block.parent) var children: [Block]
+  }
+}

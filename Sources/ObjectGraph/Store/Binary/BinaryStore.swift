@@ -412,7 +412,13 @@ public final class BinaryStore: MigratableStore {
   }
 
   /// Reads and checks the header, replays every record, and cuts off a torn tail.
-  private func read(_ file: StoreFile, schema: Schema, buildsShapes: Bool) throws -> OpenState {
+  private func read(_ file: StoreFile, schema requested: Schema, buildsShapes: Bool) throws
+    -> OpenState
+  {
+    // The store's schema is the requested one with the file's migration history (and its
+    // version, when the request has none), which the headers of files written later
+    // (compactions) keep.
+    var schema = requested
     let bytes = try file.readAll()
     let expected = (schema: schema, bytes: try BinaryStoreHeader.encodedSchema(schema))
     let (header, replay) = try bytes.withUnsafeBytes { buffer in
@@ -422,6 +428,8 @@ public final class BinaryStore: MigratableStore {
       guard schema.matches(stored: header.schema) else {
         throw mismatchError(stored: header.schema, schema)
       }
+      schema.history = header.schema.history
+      if schema.version == nil { schema.version = header.schema.version }
       return (header, try self.replay(buffer, from: header.byteCount, schema: schema))
     }
     var recovery: String?
