@@ -15,6 +15,31 @@ enum RevisedModel {
   }
 }
 
+/// The workload's box and its next version, as a plan with a custom stage that sets the new
+/// attribute of every box from the old one's title.
+enum BoxesV1: VersionedSchema {
+  static let versionIdentifier = Schema.Version(1, 0, 0)
+  static var models: [ManagedObject.Type] { [Box.self] }
+}
+
+enum BoxesV2: VersionedSchema {
+  static let versionIdentifier = Schema.Version(2, 0, 0)
+  static var models: [ManagedObject.Type] { [RevisedModel.Box.self] }
+}
+
+enum RatingPlan: SchemaMigrationPlan {
+  static var schemas: [any VersionedSchema.Type] { [BoxesV1.self, BoxesV2.self] }
+  static var stages: [MigrationStage] {
+    [
+      .custom(fromVersion: BoxesV1.self, toVersion: BoxesV2.self) { migration in
+        for box in try migration.new.fetch(FetchDescriptor<RevisedModel.Box>()) {
+          box.rating = box.title.utf8.count
+        }
+      }
+    ]
+  }
+}
+
 extension Cases {
   /// Opening a binary store of boxes as it is, against opening it with a model that added
   /// an attribute (a lightweight migration: the file read, each object migrated, a new file
@@ -35,6 +60,18 @@ extension Cases {
           let store = try StoreFileFixture(roots: roots)
           return { _ in
             store.keep(try ObjectContainer(for: RevisedModel.Box.self, storeURL: store.url))
+          }
+        },
+        MicroBenchmark(
+          "migrate: open with a custom stage setting every box, \(count) boxes (per box)",
+          batchOf: count
+        ) {
+          let store = try StoreFileFixture(roots: roots)
+          return { _ in
+            store.keep(
+              try ObjectContainer(
+                for: [RevisedModel.Box.self], migrationPlan: RatingPlan.self,
+                configurations: [ModelConfiguration(url: store.url)]))
           }
         },
       ]

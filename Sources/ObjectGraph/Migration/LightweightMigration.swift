@@ -98,8 +98,9 @@ struct LightweightMigration {
   }
 
   /// A migration from `schema` to itself that only checks the stored values against it:
-  /// every unique attribute's values differ, every required to-one holds an object, every
-  /// bounded list is within its bounds (what a stage's code may have left otherwise).
+  /// every unique attribute's values differ, every non-optional attribute and required
+  /// to-one holds a value, every bounded list is within its bounds (what a stage's code may
+  /// have left otherwise: a new object never given a value its model requires).
   static func validating(_ schema: Schema, models: [EntityModel]) -> LightweightMigration {
     var migration = LightweightMigration(identityOf: schema)
     for (index, entity) in schema.entities.enumerated() {
@@ -108,8 +109,9 @@ struct LightweightMigration {
         switch property.kind {
         case .attribute(let attribute):
           if attribute.isUnique { mapping.newlyUnique.append(number) }
+          if !attribute.isOptional { mapping.required.append(number) }
         case .relationship(let relationship):
-          if models[index].relationship(number)?.isRequired == true {
+          if index < models.count, models[index].relationship(number)?.isRequired == true {
             mapping.required.append(number)
           }
           if relationship.isToMany,
@@ -144,7 +146,7 @@ struct LightweightMigration {
     let objectCount = contents.list.count
     let nextObjectNumber = contents.nextObjectNumber
     let valueCapacity = objectCount * (target.entities.map(\.properties.count).max() ?? 0)
-    var checks = ValueChecks(target: target)
+    var checks = ValueChecks(target: target, expectedCount: objectCount)
     let migrated = PackedObjects.filling(objectCapacity: objectCount, valueCapacity: valueCapacity)
     {
       (packed: inout PackedObjects.Filler) in
@@ -443,11 +445,23 @@ extension LightweightMigration {
   private struct ValueChecks {
     let target: Schema
     /// Seen values of newly unique properties: by target entity and property.
-    private var seen: [Int: [Int: [PersistentValue: ObjectID]]] = [:]
+    /// The values seen of each newly unique property, by target entity and property.
+    private var seen: [UniqueKey: [PersistentValue: ObjectID]] = [:]
+
+    private struct UniqueKey: Hashable {
+      var entity: Int
+      var property: Int
+    }
     private var problems: [String] = []
     private var firstProblem: (entity: String, property: String, id: ObjectID)?
 
-    init(target: Schema) { self.target = target }
+    /// The number of objects checked, which each unique property's values are counted for.
+    let expectedCount: Int
+
+    init(target: Schema, expectedCount: Int) {
+      self.target = target
+      self.expectedCount = expectedCount
+    }
 
     mutating func check(
       _ id: ObjectID, mapping: EntityMapping, value: (Int) -> PersistentValue
@@ -461,12 +475,14 @@ extension LightweightMigration {
       for property in mapping.newlyUnique {
         let stored = value(property)
         guard stored != .null else { continue }
-        if let other = seen[mapping.target, default: [:]][property, default: [:]][stored] {
+        let key = UniqueKey(entity: mapping.target, property: property)
+        if let other = seen[key]?[stored] {
           report(
             entity.name, entity.properties[property].name, id,
             "is unique now, but objects \(other) and \(id) both hold \(stored)")
         } else {
-          seen[mapping.target, default: [:]][property, default: [:]][stored] = id
+          if seen[key] == nil { seen[key] = Dictionary(minimumCapacity: expectedCount) }
+          seen[key]![stored] = id
         }
       }
       for (property, minimum, maximum) in mapping.bounded {

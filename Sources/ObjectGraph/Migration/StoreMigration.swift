@@ -198,85 +198,94 @@ struct StoreMigration {
 extension StoreMigration.Step {
   /// The contents after this step: the custom stage's code before, the lightweight
   /// migration, the code after.
-  func apply(to contents: StoreContents) throws -> StoreContents {
+  func apply(to contents: consuming StoreContents) throws -> StoreContents {
     var contents = contents
     if let willMigrate {
-      contents = try Self.run(
-        willMigrate, types: oldTypes, on: contents, stage: "willMigrate")
+      contents = try Self.run(stage: "willMigrate") {
+        let context = try Self.context(of: oldTypes, holding: contents)
+        try willMigrate(context)
+        return context
+      }
     }
     if let transform {
-      let old = contents.objects
+      let old = contents  // shared until the migration takes the values
       contents = try migration.apply(to: contents)
-      contents = try Self.run(transform, from: old, types: (oldTypes, newTypes), on: contents)
-      contents = try LightweightMigration.validating(migration.target, models: newModels)
-        .apply(to: contents)
+      contents = try Self.run(stage: "code") {
+        let migration = MigrationContext(
+          old: try Self.context(of: oldTypes, holding: old),
+          new: try Self.context(of: newTypes, holding: contents))
+        try transform(migration)
+        Parallel.release(UncheckedSendable(migration.old))
+        return migration.new
+      }
     } else {
       contents = try migration.apply(to: contents)
     }
     if let didMigrate {
-      contents = try Self.run(
-        didMigrate, types: newTypes, on: contents, stage: "didMigrate")
+      contents = try Self.run(stage: "didMigrate") {
+        let context = try Self.context(of: newTypes, holding: contents)
+        try didMigrate(context)
+        return context
+      }
+    }
+    if willMigrate != nil || transform != nil || didMigrate != nil {
+      contents = try LightweightMigration.validating(migration.target, models: newModels)
+        .apply(to: contents)
     }
     return contents
   }
 
-  /// Runs a custom stage's code with a context of the old models holding `old` and one of
-  /// the new holding `contents`, and returns what the new one holds after it (saved).
-  private static func run(
-    _ transform: (MigrationContext) throws -> Void, from old: [ObjectSnapshot],
-    types: (old: [ManagedObject.Type], new: [ManagedObject.Type]), on contents: StoreContents
-  ) throws -> StoreContents {
-    let (oldContainer, _) = try container(
-      of: types.old,
-      holding: StoreContents(objects: old, nextObjectNumber: contents.nextObjectNumber))
-    defer { oldContainer.close() }
-    let (newContainer, newStore) = try container(of: types.new, holding: contents)
-    defer { newContainer.close() }
-    do {
-      let migration = MigrationContext(
-        old: try oldContainer.newContext(), new: try newContainer.newContext())
-      try transform(migration)
-      try migration.new.save()
-    } catch let error as ObjectGraphError where error.code == .migrationFailed {
-      throw error
-    } catch {
-      throw ObjectGraphError(
-        .migrationFailed, "the migration stage's code threw: \(error)", underlying: error)
-    }
-    return try newStore.load()
-  }
-
-  /// A container of `types` over an ``InMemoryStore`` holding `contents`.
-  private static func container(of types: [ManagedObject.Type], holding contents: StoreContents)
-    throws -> (ObjectContainer, InMemoryStore)
+  /// Runs a stage's code, which returns the context whose objects are the stage's result,
+  /// and returns them (which ``LightweightMigration/validating(_:models:)`` then checks).
+  ///
+  /// - Throws: ``ObjectGraphError/Code/migrationFailed`` with what the code threw, or naming
+  ///   what the save refused.
+  private static func run(stage: String, _ body: () throws -> ObjectContext) throws
+    -> StoreContents
   {
-    let (schema, _) = try ObjectContainer.schema(for: types)
-    let store = InMemoryStore()
-    try store.open(schema: schema)
-    var seed = Changeset(nextObjectNumber: contents.nextObjectNumber)
-    seed.inserted = contents.objects  // snapshots: a store's strings decoded
-    try store.save(seed)
-    store.close()
-    return (try ObjectContainer(for: types, store: store), store)
-  }
-
-  /// Runs a custom stage's code on a context of `types` holding `contents` (in an
-  /// ``InMemoryStore`` of their own), and returns what the context saved.
-  private static func run(
-    _ body: (ObjectContext) throws -> Void, types: [ManagedObject.Type], on contents: StoreContents,
-    stage: String
-  ) throws -> StoreContents {
-    let (container, store) = try container(of: types, holding: contents)
-    defer { container.close() }
     do {
-      let context = try container.newContext()
-      try body(context)
+      // Not saved: the result is what the context holds, checked after the step.
+      let context = try body()
+      let contents = context.migratedContents()
+      // Nothing else refers to the stage's contexts or their objects: freeing them (most
+      // of a second for a million objects) overlaps the rest of the migration.
+      Parallel.release(UncheckedSendable(consume context))
+      return contents
     } catch let error as ObjectGraphError where error.code == .migrationFailed {
       throw error
     } catch {
       throw ObjectGraphError(
         .migrationFailed, "the migration stage's \(stage) threw: \(error)", underlying: error)
     }
-    return try store.load()
   }
+
+  /// A context of `types` holding `contents`, made straight from them (no store reads them:
+  /// its store accepts saves and keeps nothing, the context's objects being the result).
+  private static func context(of types: [ManagedObject.Type], holding contents: StoreContents)
+    throws -> ObjectContext
+  {
+    let (schema, models) = try ObjectContainer.schema(for: types)
+    let coordinator = StoreCoordinator(
+      store: StageStore(), schema: schema, models: models,
+      nextObjectNumber: contents.nextObjectNumber, configurations: [])
+    let reference = ContextReference()
+    let (member, version) = coordinator.join(mergingOnMainQueue: false, as: reference)
+    return try ObjectContext(
+      coordinator: coordinator, contents: contents, history: (reference, member, version))
+  }
+}
+
+/// The store of a migration stage's context: its objects come with the context, and its
+/// saves are checked by the context and kept there (the stage's result is what the context
+/// holds).
+private final class StageStore: PersistentStore {
+  func open(schema: Schema) throws {}
+
+  func load() throws -> StoreContents {
+    StoreContents(objects: [], nextObjectNumber: 1)
+  }
+
+  func save(_ changeset: Changeset) throws {}
+
+  func close() {}
 }
