@@ -32,7 +32,7 @@ enum LibraryV1 {
   }
 
   final class Shelf: ManagedObject {
-    @Attribute var name = ""
+    @Attribute(.unique) var name = ""
     @Relationship(deleteRule: .nullify, inverse: \Book.shelf) var books: [Book] = []
   }
 
@@ -41,9 +41,9 @@ enum LibraryV1 {
   }
 }
 
-/// Every inferred change at once: a rename, two widenings, `.unique` added, optional made
+/// Every inferred change at once: an attribute and a relationship renamed, two widenings, `.unique` added, optional made
 /// required (with a default) and required made optional, attributes added and removed, an
-/// index added and one removed, a delete rule changed, an entity and relationships added,
+/// index added and one removed, `.unique` removed, a delete rule changed, an entity and relationships added,
 /// one entity and its relationship removed.
 enum LibraryV2 {
   static let types: [ManagedObject.Type] = [Book.self, Shelf.self, Reader.self]
@@ -58,13 +58,13 @@ enum LibraryV2 {
     @Attribute var shelfMark = ""
     @Attribute var edition = 1
     @Attribute var note: String? = nil
-    @Relationship var shelf: Shelf?
+    @Relationship(originalName: "shelf") var location: Shelf?
     @Relationship var readers: [Reader] = []
   }
 
   final class Shelf: ManagedObject {
     @Attribute(.indexed) var name = ""
-    @Relationship(deleteRule: .cascade, inverse: \Book.shelf) var books: [Book] = []
+    @Relationship(deleteRule: .cascade, inverse: \Book.location) var books: [Book] = []
   }
 
   final class Reader: ManagedObject {

@@ -93,7 +93,7 @@ struct VersionedStore {
         #expect(book.edition == 1, "added with a default")
         #expect(book.note == nil, "added, optional")
         #expect(book.readers.isEmpty, "a relationship added")
-        #expect(book.shelf?.name == "shelf \(number % 3)")
+        #expect(book.location?.name == "shelf \(number % 3)", "renamed from shelf")
       }
       let shelves = try context.fetch(FetchDescriptor<LibraryV2.Shelf>())
       #expect(
@@ -108,6 +108,12 @@ struct VersionedStore {
       let named = try context.fetchCount(
         FetchDescriptor<LibraryV2.Shelf>(predicate: #Predicate { $0.name == "shelf 1" }))
       #expect(named == 1)
+      // `.unique` removed: two shelves may share a name now.
+      let twin = LibraryV2.Shelf()
+      twin.name = "shelf 2"
+      context.insert(twin)
+      try context.save()
+      context.delete(twin)
       // The changed delete rule: deleting a shelf deletes its books now.
       context.delete(shelves.first { $0.name == "shelf 0" }!)
       try context.save()
