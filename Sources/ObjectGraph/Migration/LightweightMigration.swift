@@ -147,32 +147,41 @@ struct LightweightMigration {
     let nextObjectNumber = contents.nextObjectNumber
     let valueCapacity = objectCount * (target.entities.map(\.properties.count).max() ?? 0)
     var checks = ValueChecks(target: target, expectedCount: objectCount)
-    let migrated = PackedObjects.filling(objectCapacity: objectCount, valueCapacity: valueCapacity)
-    {
-      (packed: inout PackedObjects.Filler) in
-      contents.list.consumeDecodedObjects { id, entity, values in
+    var relocation: DeferredStrings.Relocation?
+    var migrated = PackedObjects.filling(
+      objectCapacity: objectCount, valueCapacity: valueCapacity
+    ) { (packed: inout PackedObjects.Filler) in
+      contents.list.consumeObjects { strings in
+        relocation = DeferredStrings.Relocation(of: strings)
+      } each: { id, entity, values, deferred in
         guard let mapping = entities[entity] else {
           values.baseAddress?.deinitialize(count: values.count)
           return
         }
-        if mapping.hasChecks {
-          checks.check(id, mapping: mapping) { property in
-            switch mapping.sources[property] {
-            case .stored(let stored): values[stored]
-            case .value(let constant): constant
-            }
+        /// The new value of `property`, a string left as bytes decoded.
+        func newValue(_ property: Int) -> PersistentValue {
+          switch mapping.sources[property] {
+          case .stored(let stored): deferred(stored).map { .string($0.value) } ?? values[stored]
+          case .value(let constant): constant
           }
         }
+        if mapping.hasChecks { checks.check(id, mapping: mapping, value: newValue) }
+        let start = packed.valueCount
         packed.beginObject(id: id, entity: mapping.target)
         for (property, source) in mapping.sources.enumerated() {
           var value: PersistentValue
+          var isDeferred = false
           switch source {
           case .stored(let stored):
+            if let string = deferred(stored) {
+              relocation!.place(string, at: start + property)
+              isDeferred = true
+            }
             value = mapping.movesValues ? (values.baseAddress! + stored).move() : values[stored]
           case .value(let constant):
             value = constant
           }
-          if value == .null,
+          if !mapping.fallbacks.isEmpty, !isDeferred, value == .null,
             let fallback = mapping.fallbacks.first(where: { $0.property == property })
           {
             value = fallback.value
@@ -187,6 +196,7 @@ struct LightweightMigration {
       }
     }
     try checks.throwIfFailed()
+    if let relocation { migrated.adoptDeferredStrings(relocation.finish()) }
     return StoreContents(list: ObjectList(packed: migrated), nextObjectNumber: nextObjectNumber)
   }
 }
@@ -523,12 +533,17 @@ extension LightweightMigration {
 }
 
 extension ObjectList {
-  /// Hands each live object's id, entity and values, strings a store left as bytes decoded,
-  /// to `body`, in order, leaving the list empty. `body` owns the values: it must move or
-  /// deinitialize every one. A store's packed values are handed over in place (no value
-  /// copied, retained or released on the way); snapshots are copied.
-  mutating func consumeDecodedObjects(
-    _ body: (ObjectID, Int, UnsafeMutableBufferPointer<PersistentValue>) -> Void
+  /// Hands each live object's id, entity and values to `each`, in order, leaving the list
+  /// empty. `each` owns the values: it must move or deinitialize every one. A string the
+  /// store left as bytes stays a `.null` placeholder, and the object's reader of such
+  /// strings (its argument an index into the values) says where its bytes are; `strings` is
+  /// first told of all of them, if there are any. A store's packed values are handed over in
+  /// place (no value copied, retained or released on the way); snapshots are copied.
+  mutating func consumeObjects(
+    strings: (DeferredStrings) -> Void,
+    each: (
+      ObjectID, Int, UnsafeMutableBufferPointer<PersistentValue>, (Int) -> StoredString?
+    ) -> Void
   ) {
     var packed = takePacked()
     let ids = packed.ids
@@ -536,23 +551,29 @@ extension ObjectList {
     let starts = packed.starts
     let (base, count, deferredStrings) = packed.takeValues()
     defer { base.deallocate() }
-    var strings = deferredStrings.makeCursor()
+    if !deferredStrings.isEmpty { strings(deferredStrings) }
+    var cursor = deferredStrings.makeCursor()
+    var found: [StoredString?] = []
     for position in ids.indices {
       let range = PackedObjects.valueRange(position, starts: starts, valueCount: count)
       guard entities[position] != PackedObjects.removed else {
         (base + range.lowerBound).deinitialize(count: range.count)
         continue
       }
+      found.removeAll(keepingCapacity: true)
       if !deferredStrings.isEmpty {
         for index in range {
-          if case .null = base[index], let string = strings.string(at: index) {
-            base[index] = .string(string.value)
+          if case .null = base[index] {
+            found.append(cursor.string(at: index))
+          } else {
+            found.append(nil)
           }
         }
       }
-      body(
+      each(
         ids[position], Int(entities[position]),
-        UnsafeMutableBufferPointer(start: base + range.lowerBound, count: range.count))
+        UnsafeMutableBufferPointer(start: base + range.lowerBound, count: range.count),
+        { found.isEmpty ? nil : found[$0] })
     }
   }
 }

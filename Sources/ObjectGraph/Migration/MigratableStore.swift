@@ -28,6 +28,7 @@ public protocol MigratableStore: PersistentStore {
   /// - Throws: What `migrate` throws, or the store's ``ObjectGraphError``; the store is then
   ///   unchanged and not open.
   func migrate(
-    from stored: Schema, to schema: Schema, _ migrate: (StoreContents) throws -> StoreContents
+    from stored: Schema, to schema: Schema,
+    _ migrate: (consuming StoreContents) throws -> StoreContents
   ) throws
 }

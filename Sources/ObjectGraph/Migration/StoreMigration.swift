@@ -70,7 +70,9 @@ struct StoreMigration {
             changes: SchemaDifference(stored: stored, requested: schema).changes)
         ]
       try store.migrate(from: stored, to: recorded) { contents in
-        try migration.steps.reduce(contents) { contents, step in try step.apply(to: contents) }
+        var contents = contents
+        for step in migration.steps { contents = try step.apply(to: consume contents) }
+        return contents
       }
     }
   }
@@ -199,7 +201,7 @@ extension StoreMigration.Step {
   /// The contents after this step: the custom stage's code before, the lightweight
   /// migration, the code after.
   func apply(to contents: consuming StoreContents) throws -> StoreContents {
-    var contents = contents
+    var contents = consume contents
     if let willMigrate {
       contents = try Self.run(stage: "willMigrate") {
         let context = try Self.context(of: oldTypes, holding: contents)
@@ -209,7 +211,7 @@ extension StoreMigration.Step {
     }
     if let transform {
       let old = contents  // shared until the migration takes the values
-      contents = try migration.apply(to: contents)
+      contents = try migration.apply(to: consume contents)
       contents = try Self.run(stage: "code") {
         let migration = MigrationContext(
           old: try Self.context(of: oldTypes, holding: old),
@@ -219,7 +221,7 @@ extension StoreMigration.Step {
         return migration.new
       }
     } else {
-      contents = try migration.apply(to: contents)
+      contents = try migration.apply(to: consume contents)
     }
     if let didMigrate {
       contents = try Self.run(stage: "didMigrate") {
@@ -230,7 +232,7 @@ extension StoreMigration.Step {
     }
     if willMigrate != nil || transform != nil || didMigrate != nil {
       contents = try LightweightMigration.validating(migration.target, models: newModels)
-        .apply(to: contents)
+        .apply(to: consume contents)
     }
     return contents
   }

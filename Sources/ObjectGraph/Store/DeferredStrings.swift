@@ -173,6 +173,37 @@ struct DeferredStrings: Sendable {
     self.parts = parts.flatMap(\.parts)
   }
 
+  /// The strings of other deferred strings at new positions, added in increasing order of
+  /// position: what a migration makes of the strings of the values it moves (their bytes
+  /// stay where they are, in the same storages).
+  struct Relocation {
+    private let storages: [StoredStrings]
+    private let storageNumbers: [UnsafeMutableRawPointer: Int32]
+    private var entries: [Entry] = []
+
+    init(of strings: DeferredStrings) {
+      storages = strings.storages
+      storageNumbers = Dictionary(
+        uniqueKeysWithValues: storages.enumerated().map {
+          (Unmanaged.passUnretained($1).toOpaque(), Int32($0))
+        })
+    }
+
+    /// Places `string`, one of the strings relocated, at `position`, after those placed so far.
+    mutating func place(_ string: StoredString, at position: Int) {
+      precondition(entries.last.map { $0.position < position } ?? true, "positions out of order")
+      entries.append(
+        Entry(
+          position: position, storage: storageNumbers[string.strings.toOpaque()]!,
+          offset: string.offset, count: string.count))
+    }
+
+    /// The strings placed.
+    func finish() -> DeferredStrings {
+      DeferredStrings(part: Part(storages: storages, entries: entries))
+    }
+  }
+
   /// Where a string's bytes are while a builder collects them.
   struct Span {
     var storage = 0

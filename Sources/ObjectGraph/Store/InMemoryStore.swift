@@ -59,7 +59,8 @@ public final class InMemoryStore: MigratableStore {
   ///   The store is then unchanged.
   /// - Complexity: O(*n* log *n*) in the number of objects.
   public func migrate(
-    from stored: Schema, to schema: Schema, _ migrate: (StoreContents) throws -> StoreContents
+    from stored: Schema, to schema: Schema,
+    _ migrate: (consuming StoreContents) throws -> StoreContents
   ) throws {
     try state.withLock { state in
       guard !state.isOpen else {
@@ -75,7 +76,7 @@ public final class InMemoryStore: MigratableStore {
           objects: state.objects.sortedSnapshots, nextObjectNumber: state.nextObjectNumber))
       var objects = InMemoryObjects()
       var changeset = Changeset(nextObjectNumber: migrated.nextObjectNumber)
-      changeset.insertedObjects = migrated.list
+      changeset.inserted = migrated.objects  // snapshots: strings left as bytes decoded
       try ChangesetApplier(schema: schema).apply(changeset, to: &objects)
       state.objects = objects
       state.nextObjectNumber = max(state.nextObjectNumber, migrated.nextObjectNumber)

@@ -390,6 +390,13 @@ struct PackedObjects: Sendable {
     liveCount -= 1
   }
 
+  /// Gives the objects strings left as bytes for some of their `.null` placeholders (a
+  /// migration's, relocated with the values they stand for).
+  mutating func adoptDeferredStrings(_ strings: DeferredStrings) {
+    precondition(deferredStrings.isEmpty, "the objects have deferred strings already")
+    deferredStrings = strings
+  }
+
   /// Takes the values' memory for a loader, which then owns it (see
   /// ``PackedValues/takeMemory()``), with the deferred strings; the objects keep their ids,
   /// entities and starts, and have no values left.

@@ -127,6 +127,13 @@ struct StoredString: @unchecked Sendable {
     self.count = count
   }
 
+  /// Calls `body` with the string's UTF-8 bytes, in place.
+  func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    try strings._withUnsafeGuaranteedRef {
+      try body(UnsafeRawBufferPointer(start: $0.bytes + Int(offset), count: Int(count)))
+    }
+  }
+
   /// The string, decoded now (each call decodes it again).
   var value: String {
     strings._withUnsafeGuaranteedRef { $0.string(at: Int(offset), count: Int(count)) }

@@ -347,3 +347,19 @@ enum SeedStoriesV2 {
     @Relationship(deleteRule: .cascade, inverse: \Block.parent) var children: [Block]
   }
 }
+
+/// Two string attributes whose order the next version swaps, with one added between.
+enum LabelsV1 {
+  final class Label: ManagedObject {
+    @Attribute var front = ""
+    @Attribute var back = ""
+  }
+}
+
+enum LabelsV2 {
+  final class Label: ManagedObject {
+    @Attribute var back = ""
+    @Attribute var middle = "-"
+    @Attribute var front = ""
+  }
+}

@@ -204,6 +204,38 @@ struct VersionedStore {
     #expect(migrated == 30)
   }
 
+  /// Strings the store left as bytes move with their values when the order of properties
+  /// changes (and are written again from their bytes).
+  @Test(arguments: StoreKind.allCases)
+  func propertiesInAnotherOrderKeepTheirValues(_ kind: StoreKind) throws {
+    let store = try VersionedStore(kind)
+    try store.open([LabelsV1.Label.self]) { context in
+      for number in 0..<500 {
+        let label = LabelsV1.Label()
+        label.front = "front \(number)"
+        label.back =
+          number.isMultiple(of: 7)
+          ? "" : "back \(number) " + String(repeating: "x", count: number % 40)
+        context.insert(label)
+      }
+      try context.save()
+    }
+    for _ in 0..<2 {  // migrated, then reopened from the migrated file
+      let labels = try store.open([LabelsV2.Label.self]) { context in
+        try context.fetch(FetchDescriptor<LabelsV2.Label>()).map { [$0.front, $0.middle, $0.back] }
+      }
+      #expect(labels.count == 500)
+      for label in labels {
+        let number = Int(label[0].dropFirst("front ".count))!
+        #expect(label[1] == "-")
+        #expect(
+          label[2]
+            == (number.isMultiple(of: 7)
+              ? "" : "back \(number) " + String(repeating: "x", count: number % 40)))
+      }
+    }
+  }
+
   @Test func wideningRulesAreTheStoredOnes() {
     typealias Inference = LightweightMigration
     let widens: [(AttributeType, AttributeType)] = [

@@ -317,7 +317,8 @@ public final class BinaryStore: MigratableStore {
   ///   unchanged and not open.
   /// - Complexity: O(*n*) in the size of the file, plus three syncs.
   public func migrate(
-    from stored: Schema, to schema: Schema, _ migrate: (StoreContents) throws -> StoreContents
+    from stored: Schema, to schema: Schema,
+    _ migrate: (consuming StoreContents) throws -> StoreContents
   ) throws {
     try phase.withLock { phase in
       guard case .unopened = phase else {
@@ -327,9 +328,10 @@ public final class BinaryStore: MigratableStore {
       }
       do {
         // Read only for its objects: the old file's shapes are never used.
-        let old = try openFile(schema: stored, buildsShapes: false)
+        var old = try openFile(schema: stored, buildsShapes: false)
         defer { old.file.close() }
-        let migrated = try migrate(old.openedContents!)
+        // Taken out, so the migration holds the only reference to the values and moves them.
+        let migrated = try migrate(old.openedContents.take()!)
         let header = try BinaryStoreHeader.encode(schema: schema)
         let record = try RecordWriter.encodeSnapshot(
           migrated.list, nextObjectNumber: migrated.nextObjectNumber)

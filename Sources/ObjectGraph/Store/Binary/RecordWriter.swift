@@ -176,6 +176,9 @@ struct RecordWriter: ~Copyable {
 
   /// Writes the objects at `positions`, without their count.
   private mutating func writeObjectRun(_ objects: ObjectList, in positions: Range<Int>) {
+    if case .packed(let packed) = objects.storage, !packed.deferredStrings.isEmpty {
+      return writeObjectRun(packed, in: positions)
+    }
     var previousID: UInt64 = 0
     objects.forEach(in: positions) { id, entity, values in
       let start = writer.count
@@ -188,6 +191,34 @@ struct RecordWriter: ~Copyable {
       }
       objectBytes += writer.count - start
       objectCount += 1
+    }
+  }
+
+  /// Writes the packed objects at `positions`, strings left as bytes written from their
+  /// bytes (a migration's objects: the decoder's strings never made into `String`s).
+  private mutating func writeObjectRun(_ packed: PackedObjects, in positions: Range<Int>) {
+    guard let first = positions.first else { return }
+    var previousID: UInt64 = 0
+    var strings = packed.deferredStrings.makeCursor(at: packed.valueRange(first).lowerBound)
+    packed.values.withUnsafeBufferPointer { values in
+      for position in positions where packed.isLive(position) {
+        let id = packed.ids[position]
+        let range = packed.valueRange(position)
+        let start = writer.count
+        writer.writeDelta(id.rawValue, from: previousID)
+        previousID = id.rawValue
+        writer.writeInt(Int(packed.entities[position]))
+        writer.writeVarint(UInt64(range.count))
+        for (property, index) in range.enumerated() {
+          if case .null = values[index], let string = strings.string(at: index) {
+            string.withBytes { writeString(bytes: $0, property: property) }
+          } else {
+            writeValue(values[index], property: property, owner: id)
+          }
+        }
+        objectBytes += writer.count - start
+        objectCount += 1
+      }
     }
   }
 
