@@ -210,14 +210,14 @@ extension StoreMigration.Step {
       }
     }
     if let transform {
-      let old = contents  // shared until the migration takes the values
+      let old = contents  // shared until the migration takes the values (copying them)
       contents = try migration.apply(to: consume contents)
       contents = try Self.run(stage: "code") {
         let migration = MigrationContext(
-          old: try Self.context(of: oldTypes, holding: old),
+          old: LazyContext { try Self.context(of: oldTypes, holding: old) },
           new: try Self.context(of: newTypes, holding: contents))
         try transform(migration)
-        Parallel.release(UncheckedSendable(migration.old))
+        if let made = migration.oldContext.made { Parallel.release(UncheckedSendable(made)) }
         return migration.new
       }
     } else {

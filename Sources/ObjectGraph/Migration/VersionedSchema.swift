@@ -145,10 +145,23 @@ public enum MigrationStage {
 /// the store keeps (saved for you; changes made in ``old`` are dropped). Objects of entities
 /// the new version removed are only in ``old``; new ones are inserted into ``new``.
 public struct MigrationContext {
-  /// The stored objects in the old version's models.
-  public let old: ObjectContext
+  /// The stored objects in the old version's models, loaded the first time the code asks
+  /// for them (code that only writes ``new`` loads them never).
+  ///
+  /// - Throws: ``ObjectGraphError`` when the old objects cannot be loaded.
+  public var old: ObjectContext {
+    get throws { try oldContext.context() }
+  }
   /// The objects in the new version's models.
   public let new: ObjectContext
+
+  /// The old version's context, made on first use.
+  let oldContext: LazyContext
+
+  init(old: LazyContext, new: ObjectContext) {
+    oldContext = old
+    self.new = new
+  }
 
   /// The new version's object that `object`, an object of ``old``, became.
   ///
@@ -165,5 +178,23 @@ public struct MigrationContext {
           + "\(T.self) in the new version", objectID: object.objectID)
     }
     return migrated
+  }
+}
+
+/// A context made the first time it is asked for.
+final class LazyContext {
+  private let make: () throws -> ObjectContext
+  /// The context, once made.
+  private(set) var made: ObjectContext?
+
+  init(_ make: @escaping () throws -> ObjectContext) {
+    self.make = make
+  }
+
+  func context() throws -> ObjectContext {
+    if let made { return made }
+    let context = try make()
+    made = context
+    return context
   }
 }
