@@ -88,8 +88,9 @@ public enum MigrationStage {
   /// The inferred migration with code around it: `willMigrate` gets a context of the old
   /// version's models on the stored objects, before the inferred step; `didMigrate` a
   /// context of the new version's models after it. Each may fetch, change, insert and
-  /// delete objects, and must save what it wants kept; the stages' changes are written to
-  /// the store together, once, after the last stage.
+  /// delete objects; what its context holds when it returns is kept (saving, as SwiftData
+  /// code does, is allowed and keeps nothing more). The stages' changes are written to the
+  /// store together, once, after the last stage.
   case custom(
     fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
     willMigrate: ((ObjectContext) throws -> Void)?, didMigrate: ((ObjectContext) throws -> Void)?)

@@ -363,3 +363,34 @@ enum LabelsV2 {
     @Attribute var front = ""
   }
 }
+
+extension LibraryV1: VersionedSchema {
+  static let versionIdentifier = Schema.Version(1, 0, 0)
+  static var models: [ManagedObject.Type] { types }
+}
+
+extension LibraryV2: VersionedSchema {
+  static let versionIdentifier = Schema.Version(2, 0, 0)
+  static var models: [ManagedObject.Type] { types }
+}
+
+/// SwiftData's way to add `.unique` to values that repeat: `willMigrate` removes the
+/// repeats in the old models before the inferred step checks them.
+enum LibraryDeduplicatingPlan: SchemaMigrationPlan {
+  static var schemas: [any VersionedSchema.Type] { [LibraryV1.self, LibraryV2.self] }
+  static var stages: [MigrationStage] {
+    [
+      .custom(
+        fromVersion: LibraryV1.self, toVersion: LibraryV2.self,
+        willMigrate: { context in
+          var seen = Set<String>()
+          let books = try context.fetch(
+            FetchDescriptor<LibraryV1.Book>(sortBy: [SortDescriptor(\.pages)]))
+          for book in books where !seen.insert(book.isbn).inserted {
+            book.isbn += " (copy \(book.title))"
+          }
+          try context.save()
+        }, didMigrate: nil)
+    ]
+  }
+}

@@ -117,6 +117,25 @@ import Testing
     #expect(try Self.contactsAtV3(store) == Self.expectedAtV3)
   }
 
+  @Test(arguments: StoreKind.allCases)
+  func willMigrateRemovesRepeatsBeforeUniqueIsChecked(_ kind: StoreKind) throws {
+    let store = try VersionedStore(kind)
+    try MigrationTests.fillLibrary(store)
+    try store.open(LibraryV1.types) { context in
+      let books = try context.fetch(
+        FetchDescriptor<LibraryV1.Book>(sortBy: [SortDescriptor(\.pages)]))
+      books[7].isbn = "isbn-3"
+      try context.save()
+    }
+    let isbns = try store.open(LibraryV2.types, plan: LibraryDeduplicatingPlan.self) { context in
+      try context.fetch(FetchDescriptor<LibraryV2.Book>(sortBy: [SortDescriptor(\.pages)]))
+        .map(\.isbn)
+    }
+    #expect(isbns.count == 30)
+    #expect(isbns[3] == "isbn-3" && isbns[7] == "isbn-3 (copy book 7)")
+    #expect(Set(isbns).count == 30)
+  }
+
   @Test func aContainerWhoseModelsAreNotThePlansLastIsRefused() throws {
     let error = try #require(throws: ObjectGraphError.self) {
       _ = try ObjectContainer(

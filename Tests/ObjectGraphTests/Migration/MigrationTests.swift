@@ -205,12 +205,12 @@ struct VersionedStore {
   }
 
   /// Strings the store left as bytes move with their values when the order of properties
-  /// changes (and are written again from their bytes).
-  @Test(arguments: StoreKind.allCases)
-  func propertiesInAnotherOrderKeepTheirValues(_ kind: StoreKind) throws {
+  /// changes (and are written again from their bytes), in a small store and a larger one.
+  @Test(arguments: StoreKind.allCases, [500, 20_000])
+  func propertiesInAnotherOrderKeepTheirValues(_ kind: StoreKind, count: Int) throws {
     let store = try VersionedStore(kind)
     try store.open([LabelsV1.Label.self]) { context in
-      for number in 0..<500 {
+      for number in 0..<count {
         let label = LabelsV1.Label()
         label.front = "front \(number)"
         label.back =
@@ -224,7 +224,8 @@ struct VersionedStore {
       let labels = try store.open([LabelsV2.Label.self]) { context in
         try context.fetch(FetchDescriptor<LabelsV2.Label>()).map { [$0.front, $0.middle, $0.back] }
       }
-      #expect(labels.count == 500)
+      #expect(labels.count == count)
+      #expect(Set(labels.map(\.[0])).count == count)
       for label in labels {
         let number = Int(label[0].dropFirst("front ".count))!
         #expect(label[1] == "-")
