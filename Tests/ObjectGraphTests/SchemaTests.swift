@@ -49,6 +49,28 @@ final class RacingCover: ManagedObject {
 /// The schema is built from the classes; what cannot be persisted is rejected when the
 /// container is made, naming the class and the property.
 @Suite struct SchemaTests {
+  /// A stored schema's version counts only when both sides record one, and its migration
+  /// history never does.
+  @Test func aStoredSchemaMatchesWhateverItsHistoryAndAMissingVersion() throws {
+    let (models, _) = try ObjectContainer.schema(for: [Box.self])
+    var stored = models
+    stored.history = [
+      MigrationRecord(
+        fromVersion: nil, toVersion: Schema.Version(2, 0, 0), date: Date(), changes: ["x"])
+    ]
+    #expect(models.matches(stored: stored))
+    stored.version = Schema.Version(2, 0, 0)
+    #expect(models.matches(stored: stored), "the models record no version")
+    var versioned = models
+    versioned.version = Schema.Version(2, 0, 0)
+    #expect(versioned.matches(stored: stored))
+    #expect(versioned.matches(stored: models), "the store records no version")
+    versioned.version = Schema.Version(3, 0, 0)
+    #expect(!versioned.matches(stored: stored), "another version")
+    #expect(Schema.Version(1, 2, 3) < Schema.Version(1, 10, 0))
+    #expect(Schema.Version(2, 0, 0) > Schema.Version(1, 99, 99))
+  }
+
   @Test func theSchemaDescribesEveryPropertyInDeclarationOrder() throws {
     let container = try ObjectContainer(for: Box.self, store: InMemoryStore())
     let box = try #require(container.schema.entities.first)

@@ -36,15 +36,11 @@ public struct Schema: Hashable, Codable, Sendable {
   /// Whether a store written with `stored` holds data of this schema: the schemas are
   /// equal, but for the shapes of `Codable` types that `stored` did not record (a store
   /// written before they were; its values are checked as they are loaded) and for the
-  /// properties' original names. A version counts when both record one: a schema of no
-  /// version matches a stored one of any, and one of a version a stored one of none.
+  /// properties' original names, and the stored migration history. A version counts when
+  /// both record one: a schema of no version matches a stored one of any, and one of a
+  /// version a stored one of none.
   public func matches(stored: Schema) -> Bool {
     if stored == self { return true }
-    if stored.history != history {
-      var unrecorded = stored
-      unrecorded.history = history
-      if unrecorded == self { return true }
-    }
     if let version, let storedVersion = stored.version, version != storedVersion {
       return false
     }
