@@ -67,17 +67,18 @@ struct LightweightMigration {
 
   /// Infers the migration from `stored` to `target`.
   ///
-  /// - Parameter models: The new schema's models, by entity (for default values and
-  ///   required to-ones); nil for a bare schema, whose added properties must be optional or
-  ///   to-many.
+  /// - Parameters:
+  ///   - models: The new schema's models, by entity (for default values and required
+  ///     to-ones); nil for a bare schema, whose added properties must be optional or
+  ///     to-many.
+  ///   - leavingToStage: Whether a custom stage's `migrate` code comes after it, with the
+  ///     stored values at hand: then a property the migration cannot fill starts empty
+  ///     (`nil`, an empty list, its default, or for a non-optional attribute with none its
+  ///     type's zero: `0`, `""`, `false`, the reference date, no bytes, the zero UUID,
+  ///     `about:blank`) for the stage to fill, and the checks of stored values
+  ///     (``validating(_:models:)``) run after the stage instead.
   /// - Throws: ``ObjectGraphError/Code/migrationFailed`` listing every change that is not
   ///   inferred, naming the first one's entity and property.
-  /// - Parameter leavingToStage: Whether a custom stage's `migrate` code comes after it,
-  ///   with the stored values at hand: then a property the migration cannot fill starts
-  ///   empty (`nil`, an empty list, its default, or for a non-optional attribute with none
-  ///   its type's zero: `0`, `""`, `false`, the reference date, no bytes, the zero UUID,
-  ///   `about:blank`) for the stage to fill, and the checks of stored values (``validating(_:models:)``)
-  ///   run after the stage instead.
   init(from stored: Schema, to target: Schema, models: [EntityModel]?, leavingToStage: Bool = false)
     throws
   {
@@ -111,7 +112,7 @@ struct LightweightMigration {
           if attribute.isUnique { mapping.newlyUnique.append(number) }
           if !attribute.isOptional { mapping.required.append(number) }
         case .relationship(let relationship):
-          if index < models.count, models[index].relationship(number)?.isRequired == true {
+          if models[index].relationship(number)?.isRequired == true {
             mapping.required.append(number)
           }
           if relationship.isToMany,
@@ -328,7 +329,9 @@ extension LightweightMigration {
         if attribute.isUnique && !was.isUnique { mapping.newlyUnique.append(index) }
         return .stored(counterpartIndex!)
       case (.relationship(let relationship), nil):
-        if let inverse = relationship.inverse, inverseHoldsData(relationship, named: inverse) {
+        if let inverse = relationship.inverse,
+          storedInverseName(of: relationship, named: inverse) != nil
+        {
           fail(
             entity.name, property.name,
             "is a new relationship whose inverse \(relationship.destination).\(inverse) is "
@@ -419,14 +422,6 @@ extension LightweightMigration {
         let counterpart = storedCounterpart(of: property, in: destination)
       else { return nil }
       return counterpart.entity.properties[counterpart.index].name
-    }
-
-    /// Whether a new relationship's inverse was stored (and so may hold objects that the new
-    /// relationship would have to mirror).
-    private func inverseHoldsData(_ relationship: RelationshipDescription, named inverse: String)
-      -> Bool
-    {
-      storedInverseName(of: relationship, named: inverse) != nil
     }
 
     /// Whether values stored as `old` read as `new` unchanged: the same type, or a number

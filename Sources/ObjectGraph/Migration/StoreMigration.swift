@@ -18,16 +18,32 @@ struct StoreMigration {
 
   /// One step: a lightweight migration, with a custom stage's code around it.
   struct Step {
-    var migration: LightweightMigration
-    var willMigrate: ((ObjectContext) throws -> Void)?
-    var didMigrate: ((ObjectContext) throws -> Void)?
-    /// A custom stage's code that sees the old and new objects at once.
-    var transform: ((MigrationContext) throws -> Void)?
-    /// The new version's models (for the checks after a transform).
-    var newModels: [EntityModel] = []
-    /// The model classes of the step's old and new versions (for a custom stage's contexts).
-    var oldTypes: [ManagedObject.Type]
-    var newTypes: [ManagedObject.Type]
+    let migration: LightweightMigration
+    /// The plan's stage between the two versions, if it has one.
+    let stage: MigrationStage?
+    /// The model classes of the step's old and new versions (for the stage's contexts).
+    let oldTypes: [ManagedObject.Type]
+    let newTypes: [ManagedObject.Type]
+    /// The new version's models (for the checks after the stage's code).
+    let newModels: [EntityModel]
+
+    /// SwiftData's code before the migration, on the old models.
+    var willMigrate: ((ObjectContext) throws -> Void)? {
+      if case .custom(_, _, let willMigrate, _) = stage { return willMigrate }
+      return nil
+    }
+
+    /// SwiftData's code after the migration, on the new models.
+    var didMigrate: ((ObjectContext) throws -> Void)? {
+      if case .custom(_, _, _, let didMigrate) = stage { return didMigrate }
+      return nil
+    }
+
+    /// The code that sees the old and new objects at once.
+    var transform: ((MigrationContext) throws -> Void)? {
+      if case .transform(_, _, let migrate) = stage { return migrate }
+      return nil
+    }
   }
 
   let steps: [Step]
@@ -103,7 +119,7 @@ struct StoreMigration {
       steps = [
         Step(
           migration: try LightweightMigration(from: stored, to: schema, models: models),
-          oldTypes: [], newTypes: types)
+          stage: nil, oldTypes: [], newTypes: types, newModels: models)
       ]
       return
     }
@@ -125,19 +141,14 @@ struct StoreMigration {
         $0.fromVersion.versionIdentifier == old.identifier
           && $0.toVersion.versionIdentifier == new.identifier
       }
-      var transform: ((MigrationContext) throws -> Void)?
-      if case .transform(_, _, let migrate) = stage { transform = migrate }
-      var step = Step(
+      var leavesToStage = false
+      if case .transform = stage { leavesToStage = true }
+      let step = Step(
         migration: try LightweightMigration(
           from: from, to: next == versions.count - 1 ? schema : new.schema, models: new.models,
-          leavingToStage: transform != nil),
-        oldTypes: plan.schemas[next - 1].models, newTypes: plan.schemas[next].models)
-      step.transform = transform
-      step.newModels = new.models
-      if case .custom(_, _, let willMigrate, let didMigrate) = stage {
-        step.willMigrate = willMigrate
-        step.didMigrate = didMigrate
-      }
+          leavingToStage: leavesToStage),
+        stage: stage, oldTypes: plan.schemas[next - 1].models,
+        newTypes: plan.schemas[next].models, newModels: new.models)
       steps.append(step)
       from = new.schema
     }
@@ -146,7 +157,7 @@ struct StoreMigration {
       steps.append(
         Step(
           migration: try LightweightMigration(from: stored, to: schema, models: models),
-          oldTypes: [], newTypes: types))
+          stage: nil, oldTypes: [], newTypes: types, newModels: models))
     }
     self.steps = steps
   }
@@ -240,8 +251,7 @@ extension StoreMigration.Step {
   /// Runs a stage's code, which returns the context whose objects are the stage's result,
   /// and returns them (which ``LightweightMigration/validating(_:models:)`` then checks).
   ///
-  /// - Throws: ``ObjectGraphError/Code/migrationFailed`` with what the code threw, or naming
-  ///   what the save refused.
+  /// - Throws: ``ObjectGraphError/Code/migrationFailed`` with what the code threw.
   private static func run(stage: String, _ body: () throws -> ObjectContext) throws
     -> StoreContents
   {
