@@ -164,7 +164,7 @@ extension ObjectContext {
     var keys: [ObjectID: Set<String>] = [:]
     for object in delivered.updated {
       guard let id = object.storedObjectID else { continue }
-      let properties = delivered.updatedKeys[ObjectIdentifier(object)] ?? []
+      let properties = delivered.updatedKeys[ObjectIdentifier(object)] ?? ChangedProperties()
       keys[id] = Set(properties.map { object.model.properties[$0].name })
     }
     let insertedInOrder = delivered.insertedAreInIDOrder

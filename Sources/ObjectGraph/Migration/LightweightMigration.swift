@@ -127,6 +127,23 @@ struct LightweightMigration {
     return migration
   }
 
+  /// Checks `contents` as ``apply(to:)`` would, for a migration made by
+  /// ``validating(_:models:)``, and returns them as they are: nothing is copied or moved
+  /// when no string is left as bytes (a stage's result never has one).
+  ///
+  /// - Throws: ``ObjectGraphError/Code/migrationFailed``, as ``apply(to:)``.
+  /// - Complexity: O(*n*) in the values of the entities with checks.
+  func validate(_ contents: consuming StoreContents) throws -> StoreContents {
+    precondition(stored == target, "only a migration of a schema to itself validates in place")
+    guard !contents.list.hasDeferredStrings else { return try apply(to: contents) }
+    var checks = ValueChecks(entities, target: target, expectedCount: contents.list.count)
+    contents.list.forEach { id, entity, values in
+      if checks.checks(entity) { checks.check(id, entity: entity) { values[$0] } }
+    }
+    try checks.throwIfFailed()
+    return contents
+  }
+
   /// The migration of a schema to itself: every value kept where it is.
   private init(identityOf schema: Schema) {
     stored = schema
@@ -147,58 +164,129 @@ struct LightweightMigration {
     let objectCount = contents.list.count
     let nextObjectNumber = contents.nextObjectNumber
     let valueCapacity = objectCount * (target.entities.map(\.properties.count).max() ?? 0)
-    var checks = ValueChecks(target: target, expectedCount: objectCount)
+    let storedWidth = stored.entities.map(\.properties.count).max() ?? 0
+    let flat = FlatMappings(entities)
+    var checks = ValueChecks(entities, target: target, expectedCount: objectCount)
     var relocation: DeferredStrings.Relocation?
-    var migrated = PackedObjects.filling(
-      objectCapacity: objectCount, valueCapacity: valueCapacity
-    ) { (packed: inout PackedObjects.Filler) in
-      contents.list.consumeObjects { strings in
-        relocation = DeferredStrings.Relocation(of: strings)
-      } each: { id, entity, values, deferred in
-        guard let mapping = entities[entity] else {
-          values.baseAddress?.deinitialize(count: values.count)
-          return
-        }
-        /// The new value of `property`, a string left as bytes decoded.
-        func newValue(_ property: Int) -> PersistentValue {
-          switch mapping.sources[property] {
-          case .stored(let stored): deferred(stored).map { .string($0.value) } ?? values[stored]
-          case .value(let constant): constant
+    var migrated = flat.withBuffers { layouts, sources, dropped in
+      PackedObjects.filling(objectCapacity: objectCount, valueCapacity: valueCapacity) {
+        (packed: inout PackedObjects.Filler) in
+        contents.list.consumeObjects(valuesPerObject: storedWidth) { strings in
+          relocation = DeferredStrings.Relocation(of: strings)
+        } each: { id, entity, values, deferred in
+          let layout = layouts[entity]
+          guard layout.target >= 0 else {
+            values.baseAddress?.deinitialize(count: values.count)
+            return
           }
-        }
-        if mapping.hasChecks { checks.check(id, mapping: mapping, value: newValue) }
-        let start = packed.valueCount
-        packed.beginObject(id: id, entity: mapping.target)
-        for (property, source) in mapping.sources.enumerated() {
-          var value: PersistentValue
-          var isDeferred = false
-          switch source {
-          case .stored(let stored):
-            if let string = deferred(stored) {
-              relocation!.place(string, at: start + property)
-              isDeferred = true
+          // The rare entities with checks, defaults for stored nils, or a value feeding two
+          // properties read their whole mapping.
+          let mapping = layout.isPlain ? nil : entities[entity]
+          if let mapping, checks.checks(entity) {
+            checks.check(id, entity: entity) { property in
+              switch mapping.sources[property] {
+              case .stored(let stored):
+                deferred[stored].map { .string(relocation!.string($0).value) } ?? values[stored]
+              case .value(let constant): constant
+              }
             }
-            value = mapping.movesValues ? (values.baseAddress! + stored).move() : values[stored]
-          case .value(let constant):
-            value = constant
           }
-          if !mapping.fallbacks.isEmpty, !isDeferred, value == .null,
-            let fallback = mapping.fallbacks.first(where: { $0.property == property })
-          {
-            value = fallback.value
+          let movesValues = mapping?.movesValues ?? true
+          let start = packed.valueCount
+          packed.beginObject(id: id, entity: Int(layout.target))
+          for property in 0..<Int(layout.sourceCount) {
+            let source = Int(sources[Int(layout.sourceStart) + property])
+            var value: PersistentValue
+            var isDeferred = false
+            if source >= 0 {
+              value = movesValues ? (values.baseAddress! + source).move() : values[source]
+              if let entry = deferred[source] {
+                relocation!.place(entry, at: start + property)
+                isDeferred = true
+              }
+            } else {
+              value = flat.constants[-1 - source]
+            }
+            if let mapping, !mapping.fallbacks.isEmpty, !isDeferred, value == .null,
+              let fallback = mapping.fallbacks.first(where: { $0.property == property })
+            {
+              value = fallback.value
+            }
+            packed.appendValue(value)
           }
-          packed.appendValue(value)
-        }
-        if mapping.movesValues {
-          for stored in mapping.dropped { (values.baseAddress! + stored).deinitialize(count: 1) }
-        } else {
-          values.baseAddress?.deinitialize(count: values.count)
+          if movesValues {
+            for index in 0..<Int(layout.droppedCount) {
+              (values.baseAddress! + Int(dropped[Int(layout.droppedStart) + index]))
+                .deinitialize(count: 1)
+            }
+          } else {
+            values.baseAddress?.deinitialize(count: values.count)
+          }
         }
       }
     }
     try checks.throwIfFailed()
     if let relocation { migrated.adoptDeferredStrings(relocation.finish()) }
     return StoreContents(list: ObjectList(packed: migrated), nextObjectNumber: nextObjectNumber)
+  }
+
+  /// The entity mappings as flat arrays of plain numbers, which the loop over every object
+  /// reads without copying a mapping (and retaining its arrays) per object.
+  private struct FlatMappings {
+    /// Where one stored entity's objects go, and where its numbers are in the arrays.
+    struct Layout {
+      /// The entity's index in the new schema, or -1 when its objects are dropped.
+      var target: Int32 = -1
+      var sourceStart: Int32 = 0
+      var sourceCount: Int32 = 0
+      var droppedStart: Int32 = 0
+      var droppedCount: Int32 = 0
+      /// Whether values move with no check and no default for a stored nil.
+      var isPlain = true
+    }
+
+    var layouts: [Layout] = []
+    /// For each new property of each entity: the stored property's index, or for a
+    /// constant, -1 - its index in ``constants``.
+    var sources: [Int32] = []
+    var dropped: [Int32] = []
+    var constants: [PersistentValue] = []
+
+    init(_ mappings: [EntityMapping?]) {
+      for mapping in mappings {
+        guard let mapping else {
+          layouts.append(Layout())
+          continue
+        }
+        var layout = Layout(
+          target: Int32(mapping.target), sourceStart: Int32(sources.count),
+          sourceCount: Int32(mapping.sources.count), droppedStart: Int32(dropped.count),
+          droppedCount: Int32(mapping.dropped.count),
+          isPlain: mapping.movesValues && mapping.fallbacks.isEmpty && !mapping.hasChecks)
+        for source in mapping.sources {
+          switch source {
+          case .stored(let index): sources.append(Int32(index))
+          case .value(let constant):
+            sources.append(-1 - Int32(constants.count))
+            constants.append(constant)
+          }
+        }
+        dropped += mapping.dropped.map(Int32.init)
+        if !mapping.movesValues { layout.droppedCount = 0 }
+        layouts.append(layout)
+      }
+    }
+
+    func withBuffers<Result>(
+      _ body: (UnsafeBufferPointer<Layout>, UnsafeBufferPointer<Int32>, UnsafeBufferPointer<Int32>)
+        throws -> Result
+    ) rethrows -> Result {
+      try layouts.withUnsafeBufferPointer { layouts in
+        try sources.withUnsafeBufferPointer { sources in
+          try dropped.withUnsafeBufferPointer { try body(layouts, sources, $0) }
+        }
+      }
+    }
   }
 }
 
@@ -448,10 +536,36 @@ extension LightweightMigration {
 
   /// The checks of stored values against the new schema, made as objects are migrated.
   private struct ValueChecks {
+    /// What is checked of one stored entity's objects: a class, so that finding it for an
+    /// object copies no array.
+    private final class EntityChecks {
+      /// The entity's index in the new schema.
+      let target: Int
+      let required: [Int]
+      /// The newly unique properties, each with the number of its values' table in
+      /// ``ValueChecks/seen``.
+      let newlyUnique: [(property: Int, table: Int)]
+      let bounded: [(property: Int, minimum: Int?, maximum: Int?)]
+
+      init(_ mapping: EntityMapping, tables: inout [UniqueKey: Int]) {
+        target = mapping.target
+        required = mapping.required
+        newlyUnique = mapping.newlyUnique.map { property in
+          let key = UniqueKey(entity: mapping.target, property: property)
+          if let table = tables[key] { return (property, table) }
+          tables[key] = tables.count
+          return (property, tables.count - 1)
+        }
+        bounded = mapping.bounded
+      }
+    }
+
     let target: Schema
-    /// Seen values of newly unique properties: by target entity and property.
-    /// The values seen of each newly unique property, by target entity and property.
-    private var seen: [UniqueKey: [PersistentValue: ObjectID]] = [:]
+    /// By stored entity: its checks, or nil when its objects have none.
+    private let entities: [EntityChecks?]
+    /// The values seen of each newly unique property (of a target entity: stored entities
+    /// merged into one share it), with the first object seen holding each.
+    private var seen: [[PersistentValue: ObjectID]]
 
     private struct UniqueKey: Hashable {
       var entity: Int
@@ -463,34 +577,42 @@ extension LightweightMigration {
     /// The number of objects checked, which each unique property's values are counted for.
     let expectedCount: Int
 
-    init(target: Schema, expectedCount: Int) {
+    init(_ mappings: [EntityMapping?], target: Schema, expectedCount: Int) {
+      var tables: [UniqueKey: Int] = [:]
+      entities = mappings.map { mapping in
+        mapping.flatMap { $0.hasChecks ? EntityChecks($0, tables: &tables) : nil }
+      }
+      seen = Array(repeating: [:], count: tables.count)
       self.target = target
       self.expectedCount = expectedCount
     }
 
-    mutating func check(
-      _ id: ObjectID, mapping: EntityMapping, value: (Int) -> PersistentValue
-    ) {
-      let entity = target.entities[mapping.target]
-      for property in mapping.required where value(property) == .null {
+    /// Whether the objects of stored entity `entity` are checked.
+    func checks(_ entity: Int) -> Bool { entities[entity] != nil }
+
+    /// Checks the new values of object `id` of stored entity `entity` (which ``checks(_:)``),
+    /// each read by its new property's index.
+    mutating func check(_ id: ObjectID, entity storedEntity: Int, value: (Int) -> PersistentValue) {
+      let checks = entities[storedEntity]!
+      let entity = target.entities[checks.target]
+      for property in checks.required where value(property) == .null {
         report(
           entity.name, entity.properties[property].name, id,
           "is required now and has no default, but object \(id) holds nil")
       }
-      for property in mapping.newlyUnique {
+      for (property, table) in checks.newlyUnique {
         let stored = value(property)
         guard stored != .null else { continue }
-        let key = UniqueKey(entity: mapping.target, property: property)
-        if let other = seen[key]?[stored] {
+        if seen[table].isEmpty { seen[table].reserveCapacity(expectedCount) }
+        // One hash of the value: the common case, a value not seen before, is one insert.
+        if let other = seen[table].updateValue(id, forKey: stored) {
+          seen[table][stored] = other
           report(
             entity.name, entity.properties[property].name, id,
             "is unique now, but objects \(other) and \(id) both hold \(stored)")
-        } else {
-          if seen[key] == nil { seen[key] = Dictionary(minimumCapacity: expectedCount) }
-          seen[key]![stored] = id
         }
       }
-      for (property, minimum, maximum) in mapping.bounded {
+      for (property, minimum, maximum) in checks.bounded {
         guard case .references(let objects) = value(property) else { continue }
         if let minimum, objects.count < minimum {
           report(
@@ -528,17 +650,26 @@ extension LightweightMigration {
 }
 
 extension ObjectList {
+  /// The strings a store left as bytes among one object's values, by the value's index in
+  /// the object: each an entry of ``DeferredStrings/Relocation``'s storages, for a value
+  /// that is the `.null` placeholder (stale entries, of values replaced since, left out).
+  struct DeferredEntries {
+    fileprivate var entries: UnsafeMutableBufferPointer<DeferredStrings.Entry?>
+
+    subscript(index: Int) -> DeferredStrings.Entry? { entries[index] }
+  }
+
   /// Hands each live object's id, entity and values to `each`, in order, leaving the list
-  /// empty. `each` owns the values: it must move or deinitialize every one. A string the
-  /// store left as bytes stays a `.null` placeholder, and the object's reader of such
-  /// strings (its argument an index into the values) says where its bytes are; `strings` is
-  /// first told of all of them, if there are any. A store's packed values are handed over in
-  /// place (no value copied, retained or released on the way); snapshots are copied.
+  /// empty. `each` owns the values: it must move or deinitialize every one. No live object
+  /// has more than `valuesPerObject` values (a store's decoder checks each object's count
+  /// against its entity). A string the
+  /// store left as bytes stays a `.null` placeholder, and the object's deferred entries say
+  /// where its bytes are; `strings` is first told of all of them, if there are any. A
+  /// store's packed values are handed over in place (no value copied, retained or released
+  /// on the way, no search or hash per string); snapshots are copied.
   mutating func consumeObjects(
-    strings: (DeferredStrings) -> Void,
-    each: (
-      ObjectID, Int, UnsafeMutableBufferPointer<PersistentValue>, (Int) -> StoredString?
-    ) -> Void
+    valuesPerObject: Int, strings: (DeferredStrings) -> Void,
+    each: (ObjectID, Int, UnsafeMutableBufferPointer<PersistentValue>, DeferredEntries) -> Void
   ) {
     var packed = takePacked()
     let ids = packed.ids
@@ -546,29 +677,36 @@ extension ObjectList {
     let starts = packed.starts
     let (base, count, deferredStrings) = packed.takeValues()
     defer { base.deallocate() }
-    if !deferredStrings.isEmpty { strings(deferredStrings) }
+    let hasStrings = !deferredStrings.isEmpty
+    if hasStrings { strings(deferredStrings) }
     var cursor = deferredStrings.makeCursor()
-    var found: [StoredString?] = []
+    let found = UnsafeMutableBufferPointer<DeferredStrings.Entry?>.allocate(
+      capacity: valuesPerObject)
+    found.initialize(repeating: nil)
+    defer { found.deallocate() }
     for position in ids.indices {
       let range = PackedObjects.valueRange(position, starts: starts, valueCount: count)
       guard entities[position] != PackedObjects.removed else {
         (base + range.lowerBound).deinitialize(count: range.count)
         continue
       }
-      found.removeAll(keepingCapacity: true)
-      if !deferredStrings.isEmpty {
-        for index in range {
-          if case .null = base[index] {
-            found.append(cursor.string(at: index))
-          } else {
-            found.append(nil)
-          }
+      precondition(range.count <= valuesPerObject, "an object with more values than its entity")
+      var marked = 0..<0
+      if hasStrings {
+        cursor.skip(to: range.lowerBound)
+        while let entry = cursor.nextEntry(before: range.upperBound) {
+          // An entry whose value was replaced since is stale.
+          guard case .null = base[entry.position] else { continue }
+          let index = entry.position - range.lowerBound
+          found[index] = entry
+          marked = marked.isEmpty ? index..<index + 1 : marked.lowerBound..<index + 1
         }
       }
       each(
         ids[position], Int(entities[position]),
         UnsafeMutableBufferPointer(start: base + range.lowerBound, count: range.count),
-        { found.isEmpty ? nil : found[$0] })
+        DeferredEntries(entries: UnsafeMutableBufferPointer(rebasing: found[0..<range.count])))
+      for index in marked { found[index] = nil }
     }
   }
 }

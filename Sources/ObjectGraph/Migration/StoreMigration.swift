@@ -85,8 +85,8 @@ struct StoreMigration {
             fromVersion: stored.version, toVersion: schema.version, date: Date(),
             changes: SchemaDifference(stored: stored, requested: schema).changes)
         ]
-      try store.migrate(from: stored, to: recorded) { contents in
-        var contents = contents
+      try store.migrate(from: stored, to: recorded) { (contents: consuming StoreContents) in
+        var contents = consume contents  // the only reference: the values move, not copied
         for step in migration.steps { contents = try step.apply(to: consume contents) }
         return contents
       }
@@ -243,7 +243,7 @@ extension StoreMigration.Step {
     }
     if willMigrate != nil || transform != nil || didMigrate != nil {
       contents = try LightweightMigration.validating(migration.target, models: newModels)
-        .apply(to: consume contents)
+        .validate(consume contents)
     }
     return contents
   }

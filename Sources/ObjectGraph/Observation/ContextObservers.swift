@@ -165,7 +165,7 @@ final class ObjectObserver {
       return
     }
     guard let keys = pending.updatedKeys(of: object) else { return }
-    let relevant = properties.map { keys.intersection($0) } ?? keys
+    let relevant = keys.filter { properties?.contains($0) ?? true }
     guard !relevant.isEmpty else { return }
     let names = Set(relevant.map { object.model.properties[$0].name })
     handler(ObjectChange(object: object, changedKeys: names, isDeleted: false))

@@ -5,8 +5,8 @@ import Synchronization
 /// later edits are part of its insertion, and an updated object's keys accumulate.
 ///
 /// Each object carries its own flags for the batch (``ManagedObject/pendingFlags``) and its
-/// place in the list of touched objects, so noting a change costs no hashing; only the keys
-/// of updated saved objects are kept in a dictionary.
+/// place in the list of touched objects, so noting a change costs no hashing: the keys of an
+/// updated saved object are bits at its place too, gathered by object when delivered.
 struct PendingChanges {
   /// What happened to an object since the last delivery.
   struct Flags: OptionSet {
@@ -18,8 +18,9 @@ struct PendingChanges {
 
   /// Every object touched since the last delivery, once each, in the order first touched.
   private var touched: [ManagedObject] = []
-  /// The changed properties of each updated saved object.
-  private var updatedKeys: [ObjectIdentifier: Set<Int>] = [:]
+  /// The changed properties of the touched objects, by place in ``touched``; only as long
+  /// as the last place an update was noted at (a batch of insertions keeps none).
+  private var touchedKeys: [ChangedProperties] = []
   /// The number of touched objects whose flags are not empty.
   private var newsCount = 0
   /// The identifiers of the objects noted as inserted, in order, as long as nothing but
@@ -55,7 +56,11 @@ struct PendingChanges {
     onlyFirstInsertions = false
     flags.insert(.updated)
     setFlags(flags, of: object)
-    updatedKeys[ObjectIdentifier(object), default: []].insert(property)
+    let position = Int(object.pendingPosition)
+    if touchedKeys.count <= position {
+      touchedKeys += repeatElement(ChangedProperties(), count: position + 1 - touchedKeys.count)
+    }
+    touchedKeys[position].insert(property)
   }
 
   mutating func noteDelete(_ object: ManagedObject) {
@@ -64,7 +69,7 @@ struct PendingChanges {
     if flags.contains(.inserted) {
       flags.remove(.inserted)  // inserted and deleted before a delivery: no news
     } else {
-      if flags.contains(.updated) { updatedKeys[ObjectIdentifier(object)] = nil }
+      if flags.contains(.updated) { touchedKeys[Int(object.pendingPosition)] = ChangedProperties() }
       flags.remove(.updated)
       flags.insert(.deleted)
     }
@@ -107,19 +112,23 @@ struct PendingChanges {
     var inserted: [ManagedObject] = []
     var updated: [ManagedObject] = []
     var deleted: [ManagedObject] = []
+    var updatedKeys: [ObjectIdentifier: ChangedProperties] = [:]
     if onlyInserted {
       // A new graph: the touched objects are the inserted ones, handed over as they are
       // rather than copied one by one (a retain each, a cache miss each).
       inserted = touched
     } else {
       insertedIDs = []
-      for object in touched {
+      for (position, object) in touched.enumerated() {
         let flags = Flags(rawValue: object.deliveredFlags)
         if flags.contains(.inserted) {
           inserted.append(object)
           if let id = object.storedObjectID { insertedIDs.append(id) }
         }
-        if flags.contains(.updated) { updated.append(object) }
+        if flags.contains(.updated) {
+          updated.append(object)
+          updatedKeys[ObjectIdentifier(object)] = touchedKeys[position]
+        }
         if flags.contains(.deleted) { deleted.append(object) }
       }
     }
@@ -171,7 +180,7 @@ struct DeliveredChanges {
   /// Deleted objects, in the order deleted.
   let deleted: [ManagedObject]
   /// The changed properties of each updated object.
-  let updatedKeys: [ObjectIdentifier: Set<Int>]
+  let updatedKeys: [ObjectIdentifier: ChangedProperties]
 
   private func flags(of object: ManagedObject) -> PendingChanges.Flags {
     object.deliveredBatch == batch ? PendingChanges.Flags(rawValue: object.deliveredFlags) : []
@@ -189,7 +198,7 @@ struct DeliveredChanges {
   }
 
   /// The changed properties of an updated object; nil for any other object.
-  func updatedKeys(of object: ManagedObject) -> Set<Int>? {
+  func updatedKeys(of object: ManagedObject) -> ChangedProperties? {
     isUpdated(object) ? updatedKeys[ObjectIdentifier(object)] : nil
   }
 }

@@ -111,6 +111,9 @@ struct DeferredStrings: Sendable {
     /// The current part, kept here so reading its entries retains nothing.
     private var current: Part
     private var next = 0
+    /// The number, among all parts' ``DeferredStrings/storages``, of the current part's
+    /// first storage.
+    private var storageBase: Int32
 
     /// A cursor at the first string of a value at or after `position`, in part `part`.
     fileprivate init(_ parts: [Part], part: Int, position: Int) {
@@ -118,6 +121,7 @@ struct DeferredStrings: Sendable {
       self.part = part
       current = parts.isEmpty ? Part(storages: [], entries: []) : parts[part]
       next = current.firstEntry(atOrAfter: position)
+      storageBase = Int32(parts.prefix(part).reduce(0) { $0 + $1.storages.count })
     }
 
     /// Passes over the strings of the values before `position` (those of removed objects)
@@ -131,6 +135,7 @@ struct DeferredStrings: Sendable {
           next += 1
         }
         guard next == current.entries.count, part + 1 < parts.count else { return }
+        storageBase += Int32(current.storages.count)
         part += 1
         current = parts[part]
         next = 0
@@ -153,6 +158,22 @@ struct DeferredStrings: Sendable {
     mutating func string(at position: Int) -> StoredString? {
       skip(to: position)
       return take(at: position)
+    }
+
+    /// The next entry not discarded whose position is before `end`, which it then passes,
+    /// its storage numbered among all parts' ``DeferredStrings/storages``; a migration
+    /// moving whole objects reads each object's entries so (after ``skip(to:)`` to its
+    /// first value), without a search or a storage lookup per string.
+    @inline(__always)
+    mutating func nextEntry(before end: Int) -> Entry? {
+      skip(to: 0)
+      guard next < current.entries.count, current.entries[next].position < end else {
+        return nil
+      }
+      var entry = current.entries[next]
+      next += 1
+      entry.storage += storageBase
+      return entry
     }
   }
 
@@ -177,25 +198,28 @@ struct DeferredStrings: Sendable {
   /// position: what a migration makes of the strings of the values it moves (their bytes
   /// stay where they are, in the same storages).
   struct Relocation {
-    private let storages: [StoredStrings]
-    private let storageNumbers: [UnsafeMutableRawPointer: Int32]
+    /// Every part's storages, in order: the storages an entry from
+    /// ``Cursor/nextEntry(before:)`` is numbered among.
+    let storages: [StoredStrings]
     private var entries: [Entry] = []
 
     init(of strings: DeferredStrings) {
       storages = strings.storages
-      storageNumbers = Dictionary(
-        uniqueKeysWithValues: storages.enumerated().map {
-          (Unmanaged.passUnretained($1).toOpaque(), Int32($0))
-        })
     }
 
-    /// Places `string`, one of the strings relocated, at `position`, after those placed so far.
-    mutating func place(_ string: StoredString, at position: Int) {
+    /// Places the string of `entry` (from ``Cursor/nextEntry(before:)``) at `position`,
+    /// after those placed so far.
+    @inline(__always)
+    mutating func place(_ entry: Entry, at position: Int) {
       precondition(entries.last.map { $0.position < position } ?? true, "positions out of order")
-      entries.append(
-        Entry(
-          position: position, storage: storageNumbers[string.strings.toOpaque()]!,
-          offset: string.offset, count: string.count))
+      var placed = entry
+      placed.position = position
+      entries.append(placed)
+    }
+
+    /// The string of `entry` (from ``Cursor/nextEntry(before:)``).
+    func string(_ entry: Entry) -> StoredString {
+      StoredString(strings: storages[Int(entry.storage)], offset: entry.offset, count: entry.count)
     }
 
     /// The strings placed.

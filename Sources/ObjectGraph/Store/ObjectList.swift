@@ -51,6 +51,12 @@ struct ObjectList: Sendable {
 
   var isEmpty: Bool { count == 0 }
 
+  /// Whether some string values are left as bytes (``PackedObjects/deferredStrings``).
+  var hasDeferredStrings: Bool {
+    guard case .packed(let packed) = storage else { return false }
+    return !packed.deferredStrings.isEmpty
+  }
+
   /// The number of positions: the objects, and for a packed list the removed ones among
   /// them.
   var positionCount: Int {

@@ -205,7 +205,9 @@ struct VersionedStore {
   }
 
   /// Strings the store left as bytes move with their values when the order of properties
-  /// changes (and are written again from their bytes), in a small store and a larger one.
+  /// changes (and are written again from their bytes), in a small store and a larger one;
+  /// a string changed by a later save (whose bytes in the snapshot are stale) keeps its new
+  /// value.
   @Test(arguments: StoreKind.allCases, [500, 20_000])
   func propertiesInAnotherOrderKeepTheirValues(_ kind: StoreKind, count: Int) throws {
     let store = try VersionedStore(kind)
@@ -220,6 +222,13 @@ struct VersionedStore {
       }
       try context.save()
     }
+    try store.open([LabelsV1.Label.self]) { context in
+      for label in try context.fetch(FetchDescriptor<LabelsV1.Label>()) {
+        let number = Int(label.front.dropFirst("front ".count))!
+        if number.isMultiple(of: 5) { label.back = "changed \(number)" }
+      }
+      try context.save()
+    }
     for _ in 0..<2 {  // migrated, then reopened from the migrated file
       let labels = try store.open([LabelsV2.Label.self]) { context in
         try context.fetch(FetchDescriptor<LabelsV2.Label>()).map { [$0.front, $0.middle, $0.back] }
@@ -229,10 +238,12 @@ struct VersionedStore {
       for label in labels {
         let number = Int(label[0].dropFirst("front ".count))!
         #expect(label[1] == "-")
-        #expect(
-          label[2]
-            == (number.isMultiple(of: 7)
-              ? "" : "back \(number) " + String(repeating: "x", count: number % 40)))
+        let back =
+          number.isMultiple(of: 5)
+          ? "changed \(number)"
+          : number.isMultiple(of: 7)
+            ? "" : "back \(number) " + String(repeating: "x", count: number % 40)
+        #expect(label[2] == back)
       }
     }
   }
