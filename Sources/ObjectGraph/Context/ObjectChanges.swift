@@ -19,6 +19,13 @@ final class ObjectChanges {
     committed.keys + edits.keys.filter { committed[$0] == nil }
   }
 
+  /// Adds the changed properties to `properties` (allocating nothing, as
+  /// ``changedProperties`` would).
+  func insertChangedProperties(into properties: inout ChangedProperties) {
+    for (property, _) in committed { properties.insert(property) }
+    for (property, _) in edits { properties.insert(property) }
+  }
+
   /// Whether `property` changed since the last save.
   func hasChanged(_ property: Int) -> Bool {
     committed[property] != nil || edits[property] != nil

@@ -102,14 +102,20 @@ struct LightweightMigration {
   /// every unique attribute's values differ, every non-optional attribute and required
   /// to-one holds a value, every bounded list is within its bounds (what a stage's code may
   /// have left otherwise: a new object never given a value its model requires).
-  static func validating(_ schema: Schema, models: [EntityModel]) -> LightweightMigration {
+  ///
+  /// - Parameter skipped: By entity name, unique attributes whose values are known to
+  ///   differ (``keptUniqueAttributes`` that no stage changed), left unchecked.
+  static func validating(
+    _ schema: Schema, models: [EntityModel], skippingUniqueOf skipped: [String: Set<Int>] = [:]
+  ) -> LightweightMigration {
     var migration = LightweightMigration(identityOf: schema)
     for (index, entity) in schema.entities.enumerated() {
       var mapping = migration.entities[index]!
+      let known = skipped[entity.name] ?? []
       for (number, property) in entity.properties.enumerated() {
         switch property.kind {
         case .attribute(let attribute):
-          if attribute.isUnique { mapping.newlyUnique.append(number) }
+          if attribute.isUnique && !known.contains(number) { mapping.newlyUnique.append(number) }
           if !attribute.isOptional { mapping.required.append(number) }
         case .relationship(let relationship):
           if models[index].relationship(number)?.isRequired == true {
@@ -125,6 +131,26 @@ struct LightweightMigration {
       migration.entities[index] = mapping
     }
     return migration
+  }
+
+  /// By new entity name, its unique attributes that take the values of a stored attribute
+  /// that was unique too: the store kept those values apart, so they differ still unless
+  /// something changed them after the migration.
+  var keptUniqueAttributes: [String: Set<Int>] {
+    var kept: [String: Set<Int>] = [:]
+    for (storedIndex, mapping) in entities.enumerated() {
+      guard let mapping else { continue }
+      let storedEntity = stored.entities[storedIndex]
+      let newEntity = target.entities[mapping.target]
+      for (property, source) in mapping.sources.enumerated() {
+        guard case .stored(let storedProperty) = source,
+          case .attribute(let new) = newEntity.properties[property].kind, new.isUnique,
+          case .attribute(let old) = storedEntity.properties[storedProperty].kind, old.isUnique
+        else { continue }
+        kept[newEntity.name, default: []].insert(property)
+      }
+    }
+    return kept
   }
 
   /// Checks `contents` as ``apply(to:)`` would, for a migration made by

@@ -213,17 +213,22 @@ extension StoreMigration.Step {
   /// migration, the code after.
   func apply(to contents: consuming StoreContents) throws -> StoreContents {
     var contents = consume contents
+    /// By entity name, the properties the code after the migration changed; nil when code
+    /// ran before it (in the old models), whose changes are not followed.
+    var changed: [String: Set<Int>]? = [:]
     if let willMigrate {
-      contents = try Self.run(stage: "willMigrate") {
+      (contents, _) = try Self.run(stage: "willMigrate") {
         let context = try Self.context(of: oldTypes, holding: contents)
         try willMigrate(context)
         return context
       }
+      changed = nil
     }
     if let transform {
       let old = contents  // shared until the migration takes the values (copying them)
       contents = try migration.apply(to: consume contents)
-      contents = try Self.run(stage: "code") {
+      let stage: [String: Set<Int>]
+      (contents, stage) = try Self.run(stage: "code") {
         let migration = MigrationContext(
           old: LazyContext { try Self.context(of: oldTypes, holding: old) },
           new: try Self.context(of: newTypes, holding: contents))
@@ -231,38 +236,53 @@ extension StoreMigration.Step {
         if let made = migration.oldContext.made { Parallel.release(UncheckedSendable(made)) }
         return migration.new
       }
+      changed?.merge(stage) { $0.union($1) }
     } else {
       contents = try migration.apply(to: consume contents)
     }
     if let didMigrate {
-      contents = try Self.run(stage: "didMigrate") {
+      let stage: [String: Set<Int>]
+      (contents, stage) = try Self.run(stage: "didMigrate") {
         let context = try Self.context(of: newTypes, holding: contents)
         try didMigrate(context)
         return context
       }
+      changed?.merge(stage) { $0.union($1) }
     }
     if willMigrate != nil || transform != nil || didMigrate != nil {
-      contents = try LightweightMigration.validating(migration.target, models: newModels)
-        .validate(consume contents)
+      // A unique attribute fed by one unique in the stored schema, which no code changed,
+      // holds values that differed in the store: its check (a hash of every value) is left
+      // out.
+      var unchanged: [String: Set<Int>] = [:]
+      if let changed {
+        for (entity, properties) in migration.keptUniqueAttributes {
+          unchanged[entity] = properties.subtracting(changed[entity] ?? [])
+        }
+      }
+      contents = try LightweightMigration.validating(
+        migration.target, models: newModels, skippingUniqueOf: unchanged
+      ).validate(consume contents)
     }
     return contents
   }
 
   /// Runs a stage's code, which returns the context whose objects are the stage's result,
-  /// and returns them (which ``LightweightMigration/validating(_:models:)`` then checks).
+  /// and returns them (which ``LightweightMigration/validating(_:models:skippingUniqueOf:)``
+  /// then checks), with the properties the code changed by entity name
+  /// (``ObjectContext/migratedContents()``).
   ///
   /// - Throws: ``ObjectGraphError/Code/migrationFailed`` with what the code threw.
   private static func run(stage: String, _ body: () throws -> ObjectContext) throws
-    -> StoreContents
+    -> (contents: StoreContents, changed: [String: Set<Int>])
   {
     do {
       // Not saved: the result is what the context holds, checked after the step.
       let context = try body()
-      let contents = context.migratedContents()
+      let result = context.migratedContents()
       // Nothing else refers to the stage's contexts or their objects: freeing them (most
       // of a second for a million objects) overlaps the rest of the migration.
       Parallel.release(UncheckedSendable(consume context))
-      return contents
+      return result
     } catch let error as ObjectGraphError where error.code == .migrationFailed {
       throw error
     } catch {

@@ -57,9 +57,7 @@ struct PendingChanges {
     flags.insert(.updated)
     setFlags(flags, of: object)
     let position = Int(object.pendingPosition)
-    if touchedKeys.count <= position {
-      touchedKeys += repeatElement(ChangedProperties(), count: position + 1 - touchedKeys.count)
-    }
+    while touchedKeys.count <= position { touchedKeys.append(ChangedProperties()) }
     touchedKeys[position].insert(property)
   }
 
