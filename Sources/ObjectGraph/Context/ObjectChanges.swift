@@ -7,12 +7,17 @@
 /// cannot send the edits). Keeping the old array would make the first edit after each save
 /// copy the whole list (it would no longer be the only reference), so a saved move in a list
 /// of 100,000 objects would cost 100,000 retains.
+///
+/// Its two maps are read and changed only by their object's context, one call at a time,
+/// so their accesses are not checked at run time (`@exclusivity(unchecked)`): the checks
+/// were two thirds of the cost of recording a change (a migration stage writing an
+/// attribute of 101,100 boxes spent a tenth of its time in them).
 final class ObjectChanges {
   /// The value each changed property held at the last save, but for lists changed only by
   /// edits (``edits``).
-  private(set) var committed = PropertyMap<Slot>()
+  @exclusivity(unchecked) private(set) var committed = PropertyMap<Slot>()
   /// Index edits per to-many property, in the order they were made.
-  private(set) var edits = PropertyMap<[ListEditRecord]>()
+  @exclusivity(unchecked) private(set) var edits = PropertyMap<[ListEditRecord]>()
 
   /// The changed properties: those with a committed value, then those with only edits.
   var changedProperties: [Int] {
