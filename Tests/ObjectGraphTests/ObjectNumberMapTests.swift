@@ -7,6 +7,26 @@ import Testing
 @Suite struct ObjectNumberMapTests {
   private func id(_ number: UInt64) -> ObjectID { ObjectID(rawValue: number) }
 
+  /// A reference-typed value, to read the map's objects unretained.
+  private final class Box {
+    let number: UInt64
+    init(_ number: UInt64) { self.number = number }
+  }
+
+  @Test func objectsReadUnretainedComeInNumberOrder() {
+    var map = ObjectNumberMap<Box>()
+    // Dense numbers, then some far beyond them (kept in the dictionary), in no order.
+    let numbers: [UInt64] = [5, 1, 3, 9_000_000, 2, 7_000_000, 8_000_000_000, 4]
+    for number in numbers {
+      let inserted = map.insert(Box(number), for: id(number))
+      #expect(inserted)
+    }
+    let removed = map.updateValue(nil, for: id(3))
+    #expect(removed?.number == 3)
+    let read = map.unretainedValuesInNumberOrder().map { $0.takeUnretainedValue().number }
+    #expect(read == numbers.filter { $0 != 3 }.sorted())
+  }
+
   @Test func denseNumbersBehaveLikeADictionary() {
     var map = ObjectNumberMap<Int32>()
     var reference: [UInt64: Int32] = [:]

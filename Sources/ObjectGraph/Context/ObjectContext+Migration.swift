@@ -9,34 +9,40 @@ extension ObjectContext {
   ///
   /// - Complexity: O(*n*) in the objects and their values.
   func migratedContents() -> (contents: StoreContents, changed: [String: Set<Int>]) {
-    var objects: [ManagedObject] = []
+    // Unretained: the identity map holds every object until the context goes.
+    var objects: [Unmanaged<ManagedObject>] = []
     objects.reserveCapacity(registered.count)
     var entities: [Int] = []
     entities.reserveCapacity(registered.count)
+    var valueCount = 0
     let entityCount = (tables.map(\.entityIndex).max() ?? -1) + 1
     var changedByEntity = [ChangedProperties](repeating: ChangedProperties(), count: entityCount)
-    for (_, object) in registered.pairs.sorted(by: { $0.0 < $1.0 })
-    where object.lifecycle == .inserted || object.lifecycle == .persisted {
-      let entity = table(for: object.model).entityIndex
-      objects.append(object)
-      entities.append(entity)
-      if object.lifecycle == .inserted {
-        for property in 0..<object.slotCount { changedByEntity[entity].insert(property) }
-      } else if let changes = object.changes {
-        changes.insertChangedProperties(into: &changedByEntity[entity])
+    for reference in registered.unretainedValuesInNumberOrder() {
+      reference._withUnsafeGuaranteedRef { object in
+        guard object.lifecycle == .inserted || object.lifecycle == .persisted else { return }
+        let entity = table(for: object.model).entityIndex
+        objects.append(reference)
+        entities.append(entity)
+        valueCount += object.slotCount
+        if object.lifecycle == .inserted {
+          for property in 0..<object.slotCount { changedByEntity[entity].insert(property) }
+        } else if let changes = object.changes {
+          changes.insertChangedProperties(into: &changedByEntity[entity])
+        }
       }
     }
     var changed: [String: Set<Int>] = [:]
     for table in tables where !changedByEntity[table.entityIndex].isEmpty {
       changed[table.model.name] = Set(changedByEntity[table.entityIndex])
     }
-    let valueCount = objects.reduce(0) { $0 + $1.slotCount }
     let packed = PackedObjects.filling(objectCapacity: objects.count, valueCapacity: valueCount) {
       (packed: inout PackedObjects.Filler) in
-      for (object, entity) in zip(objects, entities) {
-        packed.beginObject(id: object.storedObjectID!, entity: entity)
-        for index in 0..<object.slotCount {
-          packed.appendValue(persistentValue(object.slots[index]))
+      for (reference, entity) in zip(objects, entities) {
+        reference._withUnsafeGuaranteedRef { object in
+          packed.beginObject(id: object.storedObjectID!, entity: entity)
+          for index in 0..<object.slotCount {
+            packed.appendValue(persistentValue(object.slots[index]))
+          }
         }
       }
     }

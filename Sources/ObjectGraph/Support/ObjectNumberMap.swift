@@ -236,3 +236,20 @@ extension ObjectNumberMap where Value == Int32 {
     }
   }
 }
+
+extension ObjectNumberMap where Value: AnyObject {
+  /// The values in number order, unretained: valid while the map holds them. Reading every
+  /// object of a context this way retains and releases none (``pairs``, sorted, did each
+  /// twice).
+  ///
+  /// - Complexity: O(*n*), plus O(*s* log *s*) for the *s* values held beyond the array.
+  func unretainedValuesInNumberOrder() -> [Unmanaged<Value>] {
+    var result: [Unmanaged<Value>] = []
+    result.reserveCapacity(count)
+    dense.withUnsafeBufferPointer { dense in
+      for case let value? in dense { result.append(.passUnretained(value)) }
+    }
+    for number in sparse.keys.sorted() { result.append(.passUnretained(sparse[number]!)) }
+    return result
+  }
+}
