@@ -76,7 +76,7 @@ struct LightweightMigration {
   ///     (`nil`, an empty list, its default, or for a non-optional attribute with none its
   ///     type's zero: `0`, `""`, `false`, the reference date, no bytes, the zero UUID,
   ///     `about:blank`) for the stage to fill, and the checks of stored values
-  ///     (``validating(_:models:)``) run after the stage instead.
+  ///     (``validating(_:models:skippingUniqueOf:)``) run after the stage instead.
   /// - Throws: ``ObjectGraphError/Code/migrationFailed`` listing every change that is not
   ///   inferred, naming the first one's entity and property.
   init(from stored: Schema, to target: Schema, models: [EntityModel]?, leavingToStage: Bool = false)
@@ -154,8 +154,8 @@ struct LightweightMigration {
   }
 
   /// Checks `contents` as ``apply(to:)`` would, for a migration made by
-  /// ``validating(_:models:)``, and returns them as they are: nothing is copied or moved
-  /// when no string is left as bytes (a stage's result never has one).
+  /// ``validating(_:models:skippingUniqueOf:)``, and returns them as they are: nothing is
+  /// copied or moved when no string is left as bytes (a stage's result never has one).
   ///
   /// - Throws: ``ObjectGraphError/Code/migrationFailed``, as ``apply(to:)``.
   /// - Complexity: O(*n*) in the values of the entities with checks.
