@@ -255,6 +255,28 @@ enum Cases {
         let fixture = try BoxFixture(roots: roots)
         return { _ in fixture.close() }
       },
+      MicroBenchmark("release: drop a context of \(count) boxes (per box)", batchOf: count) {
+        let fixture = try BoxFixture(roots: roots)
+        var context: ObjectContext? = try ObjectContext(fixture.container!)
+        _ = try context!.fetchCount(FetchDescriptor<Box>())
+        return { _ in context = nil }
+      },
+      // A context released while the app holds one of its boxes, which keeps its
+      // relationships through the values of every box it reaches (its tree): kept B/op is
+      // that graph's memory per box.
+      MicroBenchmark(
+        "release: drop a context, one of \(count) boxes kept (per box)", batchOf: count
+      ) {
+        let fixture = try BoxFixture(roots: roots)
+        var context: ObjectContext? = try ObjectContext(fixture.container!)
+        var first = FetchDescriptor<Box>()
+        first.fetchLimit = 1
+        let kept = try context!.fetch(first)[0]
+        return { _ in
+          context = nil
+          withExtendedLifetime(kept) {}
+        }
+      },
       MicroBenchmark("delete: cascade one tree of 1011 (per box)", batchOf: 1011) {
         let fixture = try BoxFixture(roots: roots)
         let root = try fixture.context.fetch(

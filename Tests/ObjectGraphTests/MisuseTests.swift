@@ -117,6 +117,25 @@ import Testing
     #expect(message.contains("Objects of two containers cannot be related"))
   }
 
+  /// A released context's objects keep their relationships read-only
+  /// (``ReleasedContextTests``).
+  @Test func changingARelationshipOfAReleasedObjectNamesIt() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let stack = try Stack()
+      let item = Item(name: "Checking")
+      stack.context.insert(item)
+      item.notes.append(Note("rent"))
+      try stack.context.save()
+      var fetched: Item?
+      try {
+        fetched = try ObjectContext(stack.container).fetch(FetchDescriptor<Item>()).first
+      }()
+      fetched?.notes.append(Note("coffee"))
+    }
+    let message = try #require(result).standardErrorText
+    #expect(message.contains("cannot change Item.notes of Item #1: its context was released"))
+  }
+
   // MARK: Ordered to-many
 
   @Test func insertingPastTheEndNamesTheRelationship() async throws {

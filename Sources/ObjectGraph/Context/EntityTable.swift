@@ -344,8 +344,9 @@ final class EntityTable {
       guard indexesToOne(property, holdingATarget: target != nil) else { return }
       storedToOneIndexes[property]?.add(object, for: target.map(ObjectIdentifier.init))
     // Registered objects hold no deferred defaults, and no stored strings in indexed
-    // attributes (a loader decodes those at once).
-    case .toMany, .deferred: break
+    // attributes (a loader decodes those at once); only objects of released contexts hold
+    // released links.
+    case .toMany, .deferred, .released: break
     }
   }
 
@@ -359,8 +360,9 @@ final class EntityTable {
       guard indexesToOne(property, holdingATarget: target != nil) else { return }
       storedToOneIndexes[property]?.remove(object, for: target.map(ObjectIdentifier.init))
     // Registered objects hold no deferred defaults, and no stored strings in indexed
-    // attributes (a loader decodes those at once).
-    case .toMany, .deferred: break
+    // attributes (a loader decodes those at once); only objects of released contexts hold
+    // released links.
+    case .toMany, .deferred, .released: break
     }
   }
 }

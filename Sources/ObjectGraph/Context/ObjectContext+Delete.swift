@@ -204,7 +204,7 @@ extension ObjectContext {
           case .toMany:
             object.setToMany(
               property.index, to: current.filter { !doomed.contains(ObjectIdentifier($0)) })
-          case .value, .deferred: break
+          case .value, .deferred, .released: break
           }
         }
       }

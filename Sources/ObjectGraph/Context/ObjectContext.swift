@@ -115,15 +115,16 @@ public final class ObjectContext {
   deinit {
     // Everything else lets go of the objects first, so that the identity map holds the
     // last reference to each (inserted objects are registered too). Each is then detached,
-    // its parent/child reference cycles broken, and freed in one pass in the order the
-    // objects were made, touching each object's memory once and in order: freed from an
-    // index instead, they went in hash order, at random (3 times slower at 100,000).
+    // its parent/child reference cycles broken, and the objects nobody else holds are freed
+    // in the order they were made, touching each object's memory in order: freed from an
+    // index instead, they went in hash order, at random (3 times slower at 100,000). The
+    // objects the app still holds keep their relationships readable (``ReleasedGraph``).
     for table in tables { table.removeAll() }
     inserted.removeAll()
     updated.removeAll()
     deleted.removeAll()
     pending = PendingChanges()
-    registered.removeAll { $0.detachFromContext(clearingRelationships: true) }
+    ReleasedGraph.release(&registered)
     coordinator.leave(historyMember)
   }
 
@@ -452,6 +453,10 @@ public final class ObjectContext {
     case .deferred(let pending): pending.make()
     case .toOne(let object): object?.storedObjectID.map { .reference($0) } ?? .null
     case .toMany(let objects): .references(Self.identifiers(of: objects))
+    case .released(let link):
+      link.isToMany
+        ? .references(link.numbers.map { ObjectID(rawValue: $0) })
+        : link.numbers.first.map { .reference(ObjectID(rawValue: $0)) } ?? .null
     }
   }
 
@@ -519,6 +524,7 @@ extension Slot {
     case .value, .deferred: self
     case .toOne: .toOne(nil)
     case .toMany: .toMany([])
+    case .released(let link): link.isToMany ? .toMany([]) : .toOne(nil)
     }
   }
 }

@@ -503,7 +503,7 @@ extension ManagedObject {
       switch slots[index] {
       case .toOne: setToOne(index, to: nil)
       case .toMany: setToMany(index, to: slots[index].objects.filter { $0 !== object })
-      case .value, .deferred: break
+      case .value, .deferred, .released: break
       }
     case .deny, .noAction:
       break

@@ -64,6 +64,10 @@ open class ManagedObject: Observable, Hashable {
   /// What happened to the object in the batch numbered `deliveredBatch` (see
   /// ``DeliveredChanges``).
   @exclusivity(unchecked) final var deliveredFlags: UInt8 = 0
+  /// Whether the object's context was released while the app held it: its relationships
+  /// are read through the graph the context left behind and cannot change (see
+  /// ``ReleasedGraph``).
+  @exclusivity(unchecked) final var isReleased = false
   private final let storedSlotCount: Int32
   @exclusivity(unchecked) private final var storedTableIndex: Int32 = -1
   /// The object's positions in its context's inserted, updated and deleted sets (see
@@ -140,6 +144,7 @@ open class ManagedObject: Observable, Hashable {
   }
 
   deinit {
+    if isReleased { retireFromReleasedGraph() }
     // One slot at a time: moving a value out destroys it with code specialized for `Slot`,
     // where `deinitialize(count:)` goes through the runtime's generic value witnesses.
     for index in 0..<slotCount { _ = (slots + index).move() }
@@ -254,6 +259,7 @@ open class ManagedObject: Observable, Hashable {
   /// composes these writes. `edit` describes an ordered to-many change by index, when known.
   @inline(__always)
   final func writeSlot(_ index: Int, _ newValue: Slot, edit: ListEditRecord? = nil) {
+    if isReleased { refuseReleasedWrite(index) }
     // An object in no context that nobody has read: nothing to track or tell.
     guard isTrackedOrObserved else {
       slots[index] = newValue
@@ -264,6 +270,7 @@ open class ManagedObject: Observable, Hashable {
 
   /// ``writeSlot(_:_:edit:)`` for a list changed by several index edits at once.
   final func writeSlot(_ index: Int, _ newValue: Slot, edits: [ListEditRecord]) {
+    if isReleased { refuseReleasedWrite(index) }
     guard isTrackedOrObserved else {
       slots[index] = newValue
       return
@@ -311,6 +318,23 @@ open class ManagedObject: Observable, Hashable {
     slots[index] = newValue
     withTrackingContext { $0.objectDidChange(self, property: index, from: oldValue, to: newValue) }
     if let key { observation!.registrar.didSet(self, keyPath: key) }
+  }
+
+  /// Stops the program when a relationship of an object whose context was released would
+  /// change (see ``ReleasedGraph``); its attributes can change.
+  @inline(never)
+  private final func refuseReleasedWrite(_ index: Int) {
+    guard model.relationship(index) != nil else { return }
+    fatalError(MisuseMessage.changingReleased(self, index))
+  }
+
+  /// Gives the object's values back to the graph its released context left behind, which
+  /// may make it again (see ``ReleasedGraph``).
+  @inline(never)
+  private final func retireFromReleasedGraph() {
+    for index in model.relationshipIndices {
+      if case .released(let link) = slots[index] { return link.graph.retire(self) }
+    }
   }
 
   /// Tells observers of one property that it changed, without tracking (rollback, load).

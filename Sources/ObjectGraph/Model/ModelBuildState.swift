@@ -182,6 +182,22 @@ final class ModelBuildState {
     hot.pointee.nextPrepared = 0
   }
 
+  /// Makes an object of `model`'s class holding `values` as its slots, as the loader makes
+  /// a stored object: its initializer's defaults are not evaluated. The object owns the
+  /// memory of its slots.
+  func make(_ model: EntityModel, from values: [Slot]) -> ManagedObject {
+    let slots = UnsafeMutablePointer<Slot>.allocate(capacity: values.count)
+    values.withUnsafeBufferPointer { slots.initialize(from: $0.baseAddress!, count: $0.count) }
+    return run(.materialize, model: nil) {
+      hot.pointee.preparedModel = Unmanaged.passRetained(model)
+      preparedSlab = nil
+      hot.pointee.prepared = slots
+      hot.pointee.preparedCount = values.count
+      hot.pointee.nextPrepared = 0
+      return model.type.init()
+    }
+  }
+
   /// Evaluates a wrapper's default value in a frame of its own, so that model objects
   /// created by the default (a nested `Box()`) do not take this object's slots.
   @usableFromInline

@@ -10,11 +10,17 @@ enum Slot {
   /// An attribute whose value is made on first use: a default, or a stored string not yet
   /// decoded (see ``DeferredValue``).
   case deferred(DeferredValue)
+  /// A relationship of an object whose context was released while the app held it: the
+  /// related objects' numbers in the graph the context left behind (see ``ReleasedGraph``).
+  case released(ReleasedLink)
 
   @inlinable
   var object: ManagedObject? {
-    if case .toOne(let object) = self { return object }
-    return nil
+    switch self {
+    case .toOne(let object): object
+    case .released(let link): link.object
+    case .toMany, .value, .deferred: nil
+    }
   }
 
   @inlinable
@@ -22,6 +28,7 @@ enum Slot {
     switch self {
     case .toMany(let objects): objects
     case .toOne(let object): object.map { [$0] } ?? []
+    case .released(let link): link.objects
     case .value, .deferred: []
     }
   }
@@ -33,7 +40,7 @@ enum Slot {
     switch self {
     case .value(let value): value
     case .deferred(let pending): pending.storedValue ?? .null
-    case .toOne, .toMany: .null
+    case .toOne, .toMany, .released: .null
     }
   }
 }

@@ -60,6 +60,15 @@ enum MisuseMessage {
       + "\(name(of: object)) to \(name(of: objectContext, besides: ownerContext)). \(advice)"
   }
 
+  /// Relationship `property` of `object`, whose context was released while the app held
+  /// it, would change (see ``ReleasedGraph``).
+  static func changingReleased(_ object: ManagedObject, _ property: Int) -> String {
+    "ObjectGraph: cannot change \(object.model.name).\(object.model.properties[property].name) "
+      + "of \(name(of: object)): its context was released, and a released context's objects "
+      + "keep their relationships read-only. Change it through a live context: fetch the "
+      + "object there (object(with:) its objectID)."
+  }
+
   // MARK: Ordered to-many
 
   /// `position` is outside the valid positions of `owner`'s to-many relationship `property`

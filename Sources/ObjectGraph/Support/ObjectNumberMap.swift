@@ -146,6 +146,13 @@ struct ObjectNumberMap<Value> {
     count = 0
   }
 
+  /// Calls `body` with every value in place, in number order (so that it can ask whether
+  /// the map holds the only reference to it).
+  mutating func forEachInPlace(_ body: (inout Value) -> Void) {
+    for number in dense.indices where dense[number] != nil { body(&dense[number]!) }
+    for number in sparse.keys.sorted() { body(&sparse[number]!) }
+  }
+
   func forEachValue(_ body: (Value) throws -> Void) rethrows {
     for case let value? in dense { try body(value) }
     for value in sparse.values { try body(value) }
