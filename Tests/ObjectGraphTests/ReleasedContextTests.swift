@@ -167,7 +167,7 @@ import Testing
       default:
         if let next = neighbours.randomElement(using: &random) {
           held.append(next)
-          weak var weakNext = next
+          weak let weakNext = next
           everHeld.append { weakNext }
         }
       }

@@ -59,18 +59,19 @@ final class ReleasedGraph {
   /// else holds is freed, in number order; the survivors keep their relationships through a
   /// graph of the objects they reach, made only when there are survivors.
   ///
-  /// Three passes: the relationships of every object are taken out of their slots as
-  /// numbers (after which an object's only other holders are outside the context); the
-  /// objects held only by the context are found (`isKnownUniquelyReferenced`); then, if
-  /// any object survives, the objects it reaches keep their values in a graph, and the
-  /// survivors' relationships refer to it.
+  /// Three passes: the relationships of every object are taken out of their slots, noting
+  /// the related objects' addresses (after which an object's only other holders are outside
+  /// the context); the objects held only by the context are found
+  /// (`isKnownUniquelyReferenced`); then, if any object survives, the objects it reaches
+  /// keep their values in a graph, and the survivors' relationships refer to it. The
+  /// related objects are not read in the first pass (only their addresses, which their
+  /// lists hold): a context of 100,000 objects freed with no survivor reads each once, as
+  /// it frees it.
   static func release(_ registered: inout ObjectNumberMap<ManagedObject>) {
     let links = takeRelationships(of: registered)
-    var survivors: [UInt64] = []
+    var survivors: [ObjectAddress] = []
     registered.forEachInPlace { object in
-      if !isKnownUniquelyReferenced(&object), let number = object.storedObjectID?.rawValue {
-        survivors.append(number)
-      }
+      if !isKnownUniquelyReferenced(&object) { survivors.append(ObjectAddress(object)) }
     }
     if survivors.isEmpty {
       registered.removeAll { _ in }
@@ -78,15 +79,20 @@ final class ReleasedGraph {
     }
     let firstEntries = links.firstEntries()
     let reached = links.reached(from: survivors, firstEntries)
+    // Every object reached is alive until the last pass frees the others: its number is
+    // read now.
+    var numbers: [ObjectAddress: UInt64] = [:]
+    for address in reached {
+      if let number = address.object.storedObjectID?.rawValue { numbers[address] = number }
+    }
     let graph = ReleasedGraph()
     let survivorSet = Set(survivors)
     registered.removeAll { object in
-      guard let number = object.storedObjectID?.rawValue, reached.contains(number) else {
-        return
-      }
-      let objectLinks = links.of(number, firstEntries)
+      let address = ObjectAddress(object)
+      guard let number = numbers[address] else { return }
+      let objectLinks = links.of(address, firstEntries, numbers)
       var member = Member(model: object.model, links: objectLinks)
-      if survivorSet.contains(number) {
+      if survivorSet.contains(address) {
         graph.adopt(object, links: objectLinks)
         if objectLinks.isEmpty { member.heldInstance = object } else { member.instance = object }
       } else {
@@ -96,20 +102,22 @@ final class ReleasedGraph {
     }
   }
 
-  /// Empties the relationship slots of every object, returning what they held as numbers.
+  /// Empties the relationship slots of every object, returning what they held.
   private static func takeRelationships(of registered: ObjectNumberMap<ManagedObject>)
-    -> RelationshipNumbers
+    -> RelationshipTargets
   {
-    var links = RelationshipNumbers()
+    var links = RelationshipTargets()
     registered.forEachValue { object in
       object.detachFromContext(clearingRelationships: false)
-      guard let number = object.storedObjectID?.rawValue else { return }
       for index in object.model.relationshipIndices {
         switch object.slots[index] {
         case .toOne(let target?):
-          links.append(number, index, CollectionOfOne(target))
+          links.append(object, index, CollectionOfOne(ObjectAddress(target)))
         case .toMany(let targets) where !targets.isEmpty:
-          links.append(number, index, targets)
+          targets.withUnsafeBufferPointer { targets in
+            // The addresses, read as words: no object is retained or read.
+            targets.withMemoryRebound(to: ObjectAddress.self) { links.append(object, index, $0) }
+          }
         default:
           continue
         }
@@ -190,62 +198,77 @@ final class ReleasedLink {
   var object: ManagedObject? { numbers.first.flatMap { graph.object($0) } }
 }
 
-/// The relationships a released context's objects held, as object numbers, in flat arrays:
-/// an object's entries are one run, so recording them costs no allocation per object.
-private struct RelationshipNumbers {
-  /// Per entry: the owner's number, the property, and where its numbers end.
-  private var owners: [UInt64] = []
-  private var properties: [Int32] = []
-  private var ends: [Int] = []
-  private var numbers: [UInt64] = []
+/// An object's address, compared and hashed without retaining or reading the object.
+private struct ObjectAddress: Hashable {
+  let pointer: UnsafeRawPointer
 
-  /// Records that `owner`'s relationship `property` holds `related` (objects without a
-  /// number, which a context's objects never are, are left out).
-  mutating func append(_ owner: UInt64, _ property: Int, _ related: some Collection<ManagedObject>)
-  {
-    owners.append(owner)
-    properties.append(Int32(property))
-    for object in related {
-      if let number = object.storedObjectID?.rawValue { numbers.append(number) }
-    }
-    ends.append(numbers.count)
+  init(_ object: ManagedObject) {
+    pointer = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
   }
 
-  /// The first entry of each owner, by number.
-  func firstEntries() -> [UInt64: Int] {
-    var first: [UInt64: Int] = [:]
+  /// The object, unretained: only while something else keeps it alive.
+  var object: ManagedObject { Unmanaged<ManagedObject>.fromOpaque(pointer).takeUnretainedValue() }
+}
+
+/// The relationships a released context's objects held, as the related objects' addresses,
+/// in flat arrays: an object's entries are one run, so recording them costs no allocation
+/// per object.
+private struct RelationshipTargets {
+  /// Per entry: the owner, the property, and where its targets end.
+  private var owners: [ObjectAddress] = []
+  private var properties: [Int32] = []
+  private var ends: [Int] = []
+  private var targets: [ObjectAddress] = []
+
+  /// Records that `owner`'s relationship `property` holds `related`.
+  mutating func append(
+    _ owner: ManagedObject, _ property: Int, _ related: some Collection<ObjectAddress>
+  ) {
+    owners.append(ObjectAddress(owner))
+    properties.append(Int32(property))
+    targets.append(contentsOf: related)
+    ends.append(targets.count)
+  }
+
+  /// The first entry of each owner.
+  func firstEntries() -> [ObjectAddress: Int] {
+    var first: [ObjectAddress: Int] = [:]
     for (entry, owner) in owners.enumerated() where entry == 0 || owners[entry - 1] != owner {
       first[owner] = entry
     }
     return first
   }
 
-  /// The numbers held by relationship entry `entry`.
-  private func numbers(of entry: Int) -> ArraySlice<UInt64> {
-    numbers[(entry == 0 ? 0 : ends[entry - 1])..<ends[entry]]
+  /// The targets of relationship entry `entry`.
+  private func targets(of entry: Int) -> ArraySlice<ObjectAddress> {
+    targets[(entry == 0 ? 0 : ends[entry - 1])..<ends[entry]]
   }
 
-  /// The relationships of the object numbered `owner`.
-  func of(_ owner: UInt64, _ firstEntries: [UInt64: Int]) -> [(property: Int, numbers: [UInt64])] {
+  /// The relationships of `owner`, its targets given by `numbers`.
+  func of(
+    _ owner: ObjectAddress, _ firstEntries: [ObjectAddress: Int],
+    _ numbers: [ObjectAddress: UInt64]
+  ) -> [(property: Int, numbers: [UInt64])] {
     guard var entry = firstEntries[owner] else { return [] }
     var result: [(property: Int, numbers: [UInt64])] = []
     while entry < owners.count, owners[entry] == owner {
-      result.append((Int(properties[entry]), Array(numbers(of: entry))))
+      result.append((Int(properties[entry]), targets(of: entry).compactMap { numbers[$0] }))
       entry += 1
     }
     return result
   }
 
-  /// The numbers of the objects reachable from `starts` (them included), following
-  /// relationships.
-  func reached(from starts: [UInt64], _ firstEntries: [UInt64: Int]) -> Set<UInt64> {
+  /// The objects reachable from `starts` (them included), following relationships.
+  func reached(from starts: [ObjectAddress], _ firstEntries: [ObjectAddress: Int])
+    -> Set<ObjectAddress>
+  {
     var reached = Set(starts)
     var stack = starts
     while let owner = stack.popLast() {
       guard var entry = firstEntries[owner] else { continue }
       while entry < owners.count, owners[entry] == owner {
-        for number in numbers(of: entry) where reached.insert(number).inserted {
-          stack.append(number)
+        for target in targets(of: entry) where reached.insert(target).inserted {
+          stack.append(target)
         }
         entry += 1
       }

@@ -216,9 +216,12 @@ extension StoreMigration.Step {
     /// By entity name, the properties the code after the migration changed; nil when code
     /// ran before it (in the old models), whose changes are not followed.
     var changed: [String: Set<Int>]? = [:]
+    // Each stage's context takes the contents over (`taking`): a copy left behind would
+    // make the context's load copy every value (its buffer shared) before it could take it.
     if let willMigrate {
+      var given: StoreContents? = consume contents
       (contents, _) = try Self.run(stage: "willMigrate") {
-        let context = try Self.context(of: oldTypes, holding: contents)
+        let context = try Self.context(of: oldTypes, taking: &given)
         try willMigrate(context)
         return context
       }
@@ -226,12 +229,13 @@ extension StoreMigration.Step {
     }
     if let transform {
       let old = contents  // shared until the migration takes the values (copying them)
-      contents = try migration.apply(to: consume contents)
+      var given: StoreContents? = try migration.apply(to: consume contents)
       let stage: [String: Set<Int>]
       (contents, stage) = try Self.run(stage: "code") {
+        var oldGiven: StoreContents? = old
         let migration = MigrationContext(
-          old: LazyContext { try Self.context(of: oldTypes, holding: old) },
-          new: try Self.context(of: newTypes, holding: contents))
+          old: LazyContext { try Self.context(of: oldTypes, taking: &oldGiven) },
+          new: try Self.context(of: newTypes, taking: &given))
         try transform(migration)
         if let made = migration.oldContext.made { Parallel.release(UncheckedSendable(made)) }
         return migration.new
@@ -241,9 +245,10 @@ extension StoreMigration.Step {
       contents = try migration.apply(to: consume contents)
     }
     if let didMigrate {
+      var given: StoreContents? = consume contents
       let stage: [String: Set<Int>]
       (contents, stage) = try Self.run(stage: "didMigrate") {
-        let context = try Self.context(of: newTypes, holding: contents)
+        let context = try Self.context(of: newTypes, taking: &given)
         try didMigrate(context)
         return context
       }
@@ -291,11 +296,13 @@ extension StoreMigration.Step {
     }
   }
 
-  /// A context of `types` holding `contents`, made straight from them (no store reads them:
-  /// its store accepts saves and keeps nothing, the context's objects being the result).
-  private static func context(of types: [ManagedObject.Type], holding contents: StoreContents)
+  /// A context of `types` holding `given`'s contents, which it takes (leaving nil), made
+  /// straight from them (no store reads them: its store accepts saves and keeps nothing, the
+  /// context's objects being the result).
+  private static func context(of types: [ManagedObject.Type], taking given: inout StoreContents?)
     throws -> ObjectContext
   {
+    let contents = given.take()!
     let (schema, models) = try ObjectContainer.schema(for: types)
     let coordinator = StoreCoordinator(
       store: StageStore(), schema: schema, models: models,
@@ -303,7 +310,7 @@ extension StoreMigration.Step {
     let reference = ContextReference()
     let (member, version) = coordinator.join(mergingOnMainQueue: false, as: reference)
     return try ObjectContext(
-      coordinator: coordinator, contents: contents, history: (reference, member, version))
+      coordinator: coordinator, contents: consume contents, history: (reference, member, version))
   }
 }
 
