@@ -65,6 +65,10 @@ public final class ObjectContext {
   @exclusivity(unchecked) private var observationGroup: ObservationBox?
   @exclusivity(unchecked) private var observationSeatsTaken = 0
   @exclusivity(unchecked) var observers = ContextObservers()
+  /// Whether Observation hears of the reads and writes of this context's objects: false for
+  /// the contexts of a migration's stages, which no view watches, so that the code of a
+  /// stage touching every object pays for no registrar (a lock per write).
+  @exclusivity(unchecked) var isObservable = true
   @exclusivity(unchecked) var isDelivering = false
   /// Whether the context delivers its changes once per turn of the main queue.
   @exclusivity(unchecked) var deliversOnMainQueue = false

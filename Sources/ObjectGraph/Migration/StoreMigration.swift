@@ -309,8 +309,10 @@ extension StoreMigration.Step {
       nextObjectNumber: contents.nextObjectNumber, configurations: [])
     let reference = ContextReference()
     let (member, version) = coordinator.join(mergingOnMainQueue: false, as: reference)
-    return try ObjectContext(
+    let context = try ObjectContext(
       coordinator: coordinator, contents: consume contents, history: (reference, member, version))
+    context.isObservable = false
+    return context
   }
 }
 

@@ -226,7 +226,10 @@ open class ManagedObject: Observable, Hashable {
     }
     // Both used unretained: the object keeps its box, its model the keys. Retaining them
     // around the call cost four atomic operations a read.
-    if observation == nil { makeObservation() }
+    if observation == nil, !makeObservation() {
+      resolveDeferredValue(index)  // its context's objects are not observed
+      return
+    }
     let box = Unmanaged.passUnretained(observation.unsafelyUnwrapped)
     let key = Unmanaged.passUnretained(observationKey(index))
     box._withUnsafeGuaranteedRef { box in
@@ -236,8 +239,15 @@ open class ManagedObject: Observable, Hashable {
   }
 
   /// Seats the object in its context's current shared registrar (or one of its own when
-  /// it is in no context or its model has too many properties to share).
-  private final func makeObservation() {
+  /// it is in no context or its model has too many properties to share); returns false,
+  /// seating it nowhere, when its context's objects are not observed
+  /// (``ObjectContext/isObservable``).
+  private final func makeObservation() -> Bool {
+    if let context = trackingReference,
+      !context._withUnsafeGuaranteedRef({ $0.isObservable })
+    {
+      return false
+    }
     if model.sharesObservation, let context = trackingReference {
       // Unretained, like every use of the tracking reference: the context outlives it.
       context._withUnsafeGuaranteedRef { $0.seatForObservation(self) }
@@ -245,6 +255,7 @@ open class ManagedObject: Observable, Hashable {
       observation = ObservationBox()
       observationSeat = 0
     }
+    return true
   }
 
   /// The Observation key of property `index` of this object.
