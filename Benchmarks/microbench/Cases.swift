@@ -255,6 +255,42 @@ enum Cases {
         let fixture = try BoxFixture(roots: roots)
         return { _ in fixture.close() }
       },
+      // The store seam's packed objects, as a store outside the framework builds and
+      // reads them through the public API (one buffer, no array per object).
+      MicroBenchmark(
+        "store seam: PackedObjects built and read, \(count) boxes (per box)", batchOf: count
+      ) {
+        let fixture = try BoxFixture(roots: roots)
+        let rows = try fixture.store.load().objects
+        let valueCount = rows.reduce(0) { $0 + $1.values.count }
+        return { _ in
+          var packed = PackedObjects()
+          packed.reserveCapacity(objects: rows.count, values: valueCount)
+          for row in rows {
+            packed.beginObject(id: row.id, entity: row.entity)
+            for value in row.values { packed.appendValue(value) }
+          }
+          var read = 0
+          packed.forEach { _, _, values in read += values.count }
+          precondition(read == valueCount)
+        }
+      },
+      // A partial read of ten objects: the in-memory store finds them by id, whatever
+      // its size.
+      MicroBenchmark(
+        "store seam: load(ids:) of 10 boxes, in-memory store of \(count)", iterations: 1_000
+      ) {
+        let fixture = try BoxFixture(roots: roots)
+        let stored = try fixture.store.load().objects
+        let ids = Set(
+          stride(from: 0, to: stored.count, by: stored.count / 10).prefix(10).map {
+            stored[$0].id
+          })
+        return { _ in
+          let part = try fixture.store.load(ids: ids)
+          precondition(part.packed.count == ids.count)
+        }
+      },
       MicroBenchmark("release: drop a context of \(count) boxes (per box)", batchOf: count) {
         let fixture = try BoxFixture(roots: roots)
         var context: ObjectContext? = try ObjectContext(fixture.container!)

@@ -51,6 +51,17 @@ public struct Changeset: Sendable, Hashable {
   }
 
   /// Whether the changeset changes nothing.
+  /// The inserted objects, packed, as a store encodes them without a snapshot each.
+  ///
+  /// - Complexity: O(1) for a context's changeset (made packed); O(*n*) in the number of
+  ///   values, on every read, for one made from snapshots.
+  public var insertedPacked: PackedObjects {
+    switch insertedObjects.storage {
+    case .packed(let packed): packed
+    case .snapshots(let snapshots): PackedObjects(snapshots)
+    }
+  }
+
   public var isEmpty: Bool { insertedObjects.isEmpty && updated.isEmpty && deleted.isEmpty }
 
   /// Appends to `ids` the ids of the objects it inserts, updates or deletes, in that order

@@ -94,6 +94,20 @@ public final class InMemoryStore: MigratableStore {
     }
   }
 
+  /// The stored objects among `ids`, found by id (the others are not read).
+  ///
+  /// - Complexity: O(*k* log *k*) in the number of ids, plus the values of those stored.
+  public func load(ids: Set<ObjectID>) throws -> StoreContents {
+    try state.withLock { state in
+      guard state.isOpen else { throw Self.closedError() }
+      var packed = PackedObjects()
+      for id in ids.sorted() {
+        if let snapshot = state.objects[id] { packed.append(snapshot) }
+      }
+      return StoreContents(packed: packed, nextObjectNumber: state.nextObjectNumber)
+    }
+  }
+
   public func save(_ changeset: Changeset) throws {
     try state.withLock { state in
       guard state.isOpen, let schema = state.schema else { throw Self.closedError() }

@@ -98,15 +98,7 @@ struct ObjectList: Sendable {
         try snapshot.values.withUnsafeBufferPointer { try body(snapshot.id, snapshot.entity, $0) }
       }
     case .packed(let packed):
-      precondition(
-        !readsStrings || packed.deferredStrings.isEmpty, "deferred strings would read as nil")
-      try packed.values.withUnsafeBufferPointer { values in
-        for position in positions where packed.isLive(position) {
-          try body(
-            packed.ids[position], Int(packed.entities[position]),
-            UnsafeBufferPointer(rebasing: values[packed.valueRange(position)]))
-        }
-      }
+      try packed.forEach(in: positions, readsStrings: readsStrings, body)
     }
   }
 

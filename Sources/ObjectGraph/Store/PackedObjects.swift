@@ -1,17 +1,31 @@
-/// Stored objects with all their values in one buffer, in order.
+/// Stored objects with all their values in one buffer, in order: what a store hands over
+/// in ``StoreContents/packed`` and a context saves in ``Changeset/insertedPacked``.
 ///
-/// What the binary store decodes and a context loads: an ``ObjectSnapshot`` per object costs
-/// an array of its own (an allocation to make, a generic destruction to free), more than
-/// decoding the object's values. Here object *k* is `ids[k]` of entity `entities[k]`, and
-/// its values are `values[starts[k] ..< starts[k + 1]]` (the last one's run to the end).
+/// A snapshot per object (``ObjectSnapshot``) costs an array of its own (an allocation to
+/// make, a generic destruction to free), more than decoding the object's values; here
+/// every object's values are one run of a single buffer, so a store built on a database or
+/// a file hands over 100,000 objects with a handful of allocations, and a context loading
+/// them takes the buffer's memory as the objects' slots.
 ///
-/// An object can be removed in place: its entity becomes `-1` and its values `.null`, so
-/// positions stay put and order is kept; every reader skips removed objects.
+/// ```swift
+/// var objects = PackedObjects()
+/// objects.reserveCapacity(objects: rows.count, values: rows.count * 3)
+/// for row in rows {
+///   objects.beginObject(id: ObjectID(rawValue: row.id), entity: 0)
+///   objects.appendValue(.string(row.title))
+///   objects.appendValue(.date(row.created))
+///   objects.appendValue(row.parent.map { .reference(ObjectID(rawValue: $0)) } ?? .null)
+/// }
+/// return StoreContents(packed: objects, nextObjectNumber: next)
+/// ```
 ///
-/// A store's decoder may leave string values as bytes (``deferredStrings``); then their
-/// values are `.null` placeholders. Reading an object as a snapshot decodes them; a loader
-/// that takes the values must take the deferred strings with them.
-struct PackedObjects: Sendable {
+/// Inside the framework, object *k* is `ids[k]` of entity `entities[k]`, and its values are
+/// `values[starts[k] ..< starts[k + 1]]` (the last one's run to the end). An object can be
+/// removed in place: its entity becomes `-1` and its values `.null`, so positions stay put
+/// and order is kept; every reader skips removed objects. The binary store's decoder may
+/// leave string values as bytes (``deferredStrings``); then their values are `.null`
+/// placeholders, which every public read decodes.
+public struct PackedObjects: Sendable {
   /// The entity of a removed object.
   static let removed: Int32 = -1
 
@@ -25,7 +39,85 @@ struct PackedObjects: Sendable {
   /// String values left as bytes, whose values are `.null` placeholders.
   private(set) var deferredStrings = DeferredStrings()
 
-  init() {}
+  /// Creates an empty list of objects.
+  public init() {}
+
+  /// The number of objects.
+  ///
+  /// - Complexity: O(1).
+  public var count: Int { liveCount }
+
+  /// Whether there are no objects.
+  public var isEmpty: Bool { liveCount == 0 }
+
+  /// Calls `body` with each object's id, entity and values, in order, copying no value:
+  /// the values are the buffer's own, valid only during the call.
+  ///
+  /// ```swift
+  /// objects.forEach { id, entity, values in
+  ///   try statement.insert(id.rawValue, entity, values[0], values[1])
+  /// }
+  /// ```
+  ///
+  /// - Complexity: O(*n*) in the number of values; strings the binary store left as
+  ///   bytes are decoded as they are met (into a scratch copy of their object's values).
+  public func forEach(
+    _ body: (ObjectID, Int, UnsafeBufferPointer<PersistentValue>) throws -> Void
+  ) rethrows {
+    var strings = deferredStrings.makeCursor()
+    var scratch: [PersistentValue] = []
+    try values.withUnsafeBufferPointer { values in
+      for position in ids.indices where isLive(position) {
+        let range = valueRange(position)
+        let run = UnsafeBufferPointer(rebasing: values[range])
+        strings.skip(to: range.lowerBound)
+        guard !deferredStrings.isEmpty, hasDeferredString(in: range, &strings) else {
+          try body(ids[position], Int(entities[position]), run)
+          continue
+        }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: run)
+        for index in range {
+          // An entry stands for its value only while that is the placeholder.
+          if let string = strings.string(at: index), case .null = scratch[index - range.lowerBound]
+          {
+            scratch[index - range.lowerBound] = .string(string.value)
+          }
+        }
+        try scratch.withUnsafeBufferPointer {
+          try body(ids[position], Int(entities[position]), $0)
+        }
+      }
+    }
+  }
+
+  /// Calls `body` with the id, entity and values of each object at `positions` (removed
+  /// ones passed over), in order, the values the buffer's own. Deferred strings show as
+  /// `.null`, so only a caller that reads no string attribute may pass `readsStrings:
+  /// false`; otherwise the objects must have none.
+  func forEach(
+    in positions: Range<Int>, readsStrings: Bool,
+    _ body: (ObjectID, Int, UnsafeBufferPointer<PersistentValue>) throws -> Void
+  ) rethrows {
+    precondition(
+      !readsStrings || deferredStrings.isEmpty, "deferred strings would read as nil")
+    try values.withUnsafeBufferPointer { values in
+      for position in positions where isLive(position) {
+        try body(
+          ids[position], Int(entities[position]),
+          UnsafeBufferPointer(rebasing: values[valueRange(position)]))
+      }
+    }
+  }
+
+  /// Whether a value at `range` is a deferred string, asked of a cursor skipped to its
+  /// start (which it leaves there).
+  private func hasDeferredString(in range: Range<Int>, _ strings: inout DeferredStrings.Cursor)
+    -> Bool
+  {
+    var probe = strings
+    return probe.nextEntry(before: range.upperBound) != nil
+  }
 
   /// Packs objects that `fill` writes, at most `objectCapacity` objects of at most
   /// `valueCapacity` values in all, straight into the storage of the arrays: a decoder
@@ -273,7 +365,9 @@ struct PackedObjects: Sendable {
   }
 
   /// Packs snapshots, in their order.
-  init(_ snapshots: [ObjectSnapshot]) {
+  ///
+  /// - Complexity: O(*n*) in the number of values.
+  public init(_ snapshots: [ObjectSnapshot]) {
     reserveCapacity(objects: snapshots.count, values: snapshots.reduce(0) { $0 + $1.values.count })
     for snapshot in snapshots { append(snapshot) }
   }
@@ -336,23 +430,30 @@ struct PackedObjects: Sendable {
     return decoded
   }
 
-  /// The objects not removed, as snapshots, in order.
-  var snapshots: [ObjectSnapshot] {
+  /// The objects as snapshots, in order (strings left as bytes decoded).
+  ///
+  /// - Complexity: O(*n*) in the number of values, an array per object, on every read.
+  public var snapshots: [ObjectSnapshot] {
     var result: [ObjectSnapshot] = []
     result.reserveCapacity(liveCount)
     for position in ids.indices where isLive(position) { result.append(snapshot(at: position)) }
     return result
   }
 
-  mutating func reserveCapacity(objects: Int, values valueCount: Int) {
+  /// Makes room for `objects` more objects of `values` values in all, so that adding them
+  /// allocates nothing more.
+  public mutating func reserveCapacity(objects: Int, values valueCount: Int) {
     ids.reserveCapacity(ids.count + objects)
     entities.reserveCapacity(entities.count + objects)
     starts.reserveCapacity(starts.count + objects)
     values.reserveCapacity(values.count + valueCount)
   }
 
-  /// Starts a new object; its values are then added with ``appendValue(_:)``.
-  mutating func beginObject(id: ObjectID, entity: Int) {
+  /// Starts a new object of entity `entity` (its index in the ``Schema``); its values are
+  /// then added with ``appendValue(_:)``, one per property, in the entity's order.
+  ///
+  /// - Complexity: O(1) amortized.
+  public mutating func beginObject(id: ObjectID, entity: Int) {
     ids.append(id)
     entities.append(Int32(entity))
     starts.append(values.count)
@@ -360,12 +461,16 @@ struct PackedObjects: Sendable {
   }
 
   /// Adds a value to the object begun last.
-  mutating func appendValue(_ value: PersistentValue) {
+  ///
+  /// - Complexity: O(1) amortized.
+  public mutating func appendValue(_ value: PersistentValue) {
     values.append(value)
   }
 
   /// Adds an object at the end.
-  mutating func append(_ snapshot: ObjectSnapshot) {
+  ///
+  /// - Complexity: O(*k*) in its values, amortized.
+  public mutating func append(_ snapshot: ObjectSnapshot) {
     beginObject(id: snapshot.id, entity: snapshot.entity)
     values.append(contentsOf: snapshot.values)
   }

@@ -42,6 +42,24 @@ public protocol PersistentStore: AnyObject, Sendable {
   /// - Complexity: O(*n*) in the number of stored objects and values.
   func load() throws -> StoreContents
 
+  /// The stored objects among `ids` (an id not stored is left out), in increasing id
+  /// order, with the next object number: a part of what ``load()`` answers, for a reader
+  /// that needs a few objects of a large store.
+  ///
+  /// A store that can find objects by id answers without reading the others; the default
+  /// loads everything and keeps these. Later partial reads (the objects an index term of a
+  /// predicate names) will come the same way: a requirement that answers ``StoreContents``
+  /// for part of the store, with a default built on ``load()``, so every store keeps
+  /// working.
+  ///
+  /// ```swift
+  /// let contents = try store.load(ids: [ObjectID(rawValue: 42)])
+  /// contents.packed.forEach { id, entity, values in print(id, values.count) }
+  /// ```
+  ///
+  /// - Complexity: by default that of ``load()``, plus O(*k*) in the values kept.
+  func load(ids: Set<ObjectID>) throws -> StoreContents
+
   /// Applies a changeset atomically (and durably, for a durable store).
   ///
   /// - Throws: ``ObjectGraphError``; when it throws, the store is unchanged.
@@ -49,6 +67,25 @@ public protocol PersistentStore: AnyObject, Sendable {
 
   /// Releases the store's resources. Idempotent.
   func close()
+}
+
+extension PersistentStore {
+  /// The default partial read: everything loaded, the objects among `ids` kept.
+  public func load(ids: Set<ObjectID>) throws -> StoreContents {
+    let all = try load()
+    var kept: [(id: ObjectID, entity: Int, values: [PersistentValue])] = []
+    all.packed.forEach { id, entity, values in
+      if ids.contains(id) { kept.append((id, entity, Array(values))) }
+    }
+    kept.sort { $0.id < $1.id }
+    var packed = PackedObjects()
+    packed.reserveCapacity(objects: kept.count, values: kept.reduce(0) { $0 + $1.values.count })
+    for object in kept {
+      packed.beginObject(id: object.id, entity: object.entity)
+      for value in object.values { packed.appendValue(value) }
+    }
+    return StoreContents(packed: packed, nextObjectNumber: all.nextObjectNumber)
+  }
 }
 
 /// What a store holds: every object and the next unused object number.
@@ -78,8 +115,32 @@ public struct StoreContents: Sendable {
     self.init(list: ObjectList(objects), nextObjectNumber: nextObjectNumber)
   }
 
+  /// Creates store contents from packed objects: the fastest a context loads (it takes
+  /// the values' buffer as its objects' memory).
+  ///
+  /// ```swift
+  /// var objects = PackedObjects()
+  /// for row in rows { objects.append(ObjectSnapshot(id: row.id, entity: 0, values: row.values)) }
+  /// return StoreContents(packed: objects, nextObjectNumber: next)
+  /// ```
+  public init(packed: PackedObjects, nextObjectNumber: UInt64) {
+    self.init(list: ObjectList(packed: packed), nextObjectNumber: nextObjectNumber)
+  }
+
   init(list: ObjectList, nextObjectNumber: UInt64) {
     self.list = list
     self.nextObjectNumber = nextObjectNumber
+  }
+
+  /// Every stored object, packed.
+  ///
+  /// - Complexity: O(1) for packed contents (a store's, or made with
+  ///   ``init(packed:nextObjectNumber:)``); O(*n*) in the number of values, on every read,
+  ///   for contents made from snapshots.
+  public var packed: PackedObjects {
+    switch list.storage {
+    case .packed(let packed): packed
+    case .snapshots(let snapshots): PackedObjects(snapshots)
+    }
   }
 }

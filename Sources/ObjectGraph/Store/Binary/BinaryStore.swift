@@ -197,9 +197,10 @@ public final class BinaryStore: MigratableStore {
       // snapshot, which opens faster than replayed inserts.
       let isWholeGraph =
         state.shapes.isEmpty && changeset.updated.isEmpty && changeset.deleted.isEmpty
+      let inserted = changeset.insertedPacked
       let undo: ObjectShapes.Undo
       do {
-        undo = try state.shapes.apply(changeset)
+        undo = try state.shapes.apply(changeset, inserted: inserted)
       } catch var error as ObjectGraphError {
         error.message = "save refused, nothing written: \(error.message)"
         throw error
@@ -208,9 +209,9 @@ public final class BinaryStore: MigratableStore {
         let record =
           isWholeGraph
           ? try RecordWriter.encodeSnapshot(
-            changeset.insertedObjects, nextObjectNumber: state.shapes.nextObjectNumber,
+            inserted, nextObjectNumber: state.shapes.nextObjectNumber,
             inParts: state.header.formatVersion >= 2)
-          : try RecordWriter.encode(changeset)
+          : try RecordWriter.encode(changeset, inserted: inserted)
         try record.withBytes {
           try state.file.append(
             $0, synchronize: options.synchronizesSaves, reservingRoom: options.reservedRoom)
@@ -334,7 +335,7 @@ public final class BinaryStore: MigratableStore {
         let migrated = try migrate(old.openedContents.take()!)
         let header = try BinaryStoreHeader.encode(schema: schema)
         let record = try RecordWriter.encodeSnapshot(
-          migrated.list, nextObjectNumber: migrated.nextObjectNumber)
+          migrated.packed, nextObjectNumber: migrated.nextObjectNumber)
         let installed = try compactor.installMigratedFile(header: header, snapshot: record.bytes)
         let shapes = ObjectShapes.build(
           schema: schema, gathered: ObjectShapes.Gathered(schema: schema, contents: migrated),

@@ -91,7 +91,7 @@ public final class BinaryStoreReader {
   /// - Complexity: O(*m*) in the number and size of the objects (they are encoded).
   public func compactedByteCount(of replay: BinaryStoreReplay) throws -> Int {
     let record = try RecordWriter.encodeSnapshot(
-      replay.contents.objects, nextObjectNumber: replay.contents.nextObjectNumber)
+      replay.contents.packed, nextObjectNumber: replay.contents.nextObjectNumber)
     return header.byteCount + record.bytes.count
   }
 

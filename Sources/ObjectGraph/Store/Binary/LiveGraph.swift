@@ -27,7 +27,7 @@ struct LiveGraph {
   ///
   /// - Complexity: O(1): the packed objects are shared, not copied.
   var contents: StoreContents {
-    StoreContents(list: ObjectList(packed: objects), nextObjectNumber: nextObjectNumber)
+    StoreContents(packed: objects, nextObjectNumber: nextObjectNumber)
   }
 
   /// Every object, sorted by id (the order compaction writes them in).

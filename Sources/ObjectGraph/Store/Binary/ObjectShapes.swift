@@ -156,7 +156,7 @@ struct ObjectShapes {
     init(schema: Schema, contents: StoreContents) {
       nextObjectNumber = contents.nextObjectNumber
       let relationshipProperties = ObjectShapes.relationshipProperties(of: schema)
-      let list = contents.list
+      let list = contents.packed
       // Read on as many cores as there are (the reads are cache misses, one an object),
       // each piece a run of positions, joined in order.
       let pieceCount = Parallel.pieceCount(
@@ -181,7 +181,9 @@ struct ObjectShapes {
     }
 
     /// The objects at `positions` of `list`.
-    private init(_ list: ObjectList, _ positions: Range<Int>, relationshipProperties: [[Int]]) {
+    private init(
+      _ list: PackedObjects, _ positions: Range<Int>, relationshipProperties: [[Int]]
+    ) {
       nextObjectNumber = 0
       ids.reserveCapacity(positions.count)
       entities.reserveCapacity(positions.count)
@@ -336,20 +338,19 @@ struct ObjectShapes {
   /// - Throws: ``ObjectGraphError/Code/corruptStore`` saying what does not fit; the shapes
   ///   are then unchanged.
   /// - Complexity: O(*k*) in the size of the changeset.
-  mutating func apply(_ changeset: Changeset) throws -> Undo {
+  mutating func apply(_ changeset: Changeset, inserted: PackedObjects) throws -> Undo {
     var undo = Undo(nextObjectNumber: nextObjectNumber)
     if isEmpty {
       // A first save of a whole graph records nothing per object.
       undo.wasEmpty = true
       entities.reserve(
-        upTo: changeset.nextObjectNumber, expectedCount: changeset.insertedObjects.count)
-      reserveReferences(
-        upTo: changeset.nextObjectNumber, expectedCount: changeset.insertedObjects.count)
+        upTo: changeset.nextObjectNumber, expectedCount: inserted.count)
+      reserveReferences(upTo: changeset.nextObjectNumber, expectedCount: inserted.count)
     } else {
-      undo.steps.reserveCapacity(changeset.insertedObjects.count + changeset.deleted.count)
+      undo.steps.reserveCapacity(inserted.count + changeset.deleted.count)
     }
     do {
-      try applyChanges(of: changeset, recordingIn: &undo)
+      try applyChanges(of: changeset, inserted: inserted, recordingIn: &undo)
     } catch {
       revert(undo)
       throw error
@@ -358,16 +359,16 @@ struct ObjectShapes {
     return undo
   }
 
-  private mutating func applyChanges(of changeset: Changeset, recordingIn undo: inout Undo)
-    throws
-  {
+  private mutating func applyChanges(
+    of changeset: Changeset, inserted: PackedObjects, recordingIn undo: inout Undo
+  ) throws {
     let applier = ChangesetApplier(schema: schema)
     // The references updates write, checked once the whole changeset is applied (those of
     // inserted objects are read again from them then).
     var references: [WrittenReference] = []
     // Read through locals: a method of `self` called in the closure would copy `self`.
     let (checks, checkStarts, schema) = (self.checks, self.checkStarts, self.schema)
-    try changeset.insertedObjects.forEach { id, entity, values in
+    try inserted.forEach { id, entity, values in
       if !valueCounts.indices.contains(entity) || valueCounts[entity] != values.count {
         try applier.check(id, entity: entity, valueCount: values.count)  // throws, naming it
       }
@@ -462,7 +463,7 @@ struct ObjectShapes {
     // dangling if their object still holds them (not if it was deleted, or changed again).
     let live = self.entities
     var suspects: [WrittenReference] = []
-    changeset.insertedObjects.forEach { id, entity, values in
+    inserted.forEach { id, entity, values in
       guard self.hasRelationships[entity] else { return }
       let start = checkStarts[entity]
       for property in 0..<values.count where checks[start + property].isRelationship {

@@ -55,14 +55,22 @@ struct RecordWriter: ~Copyable {
 
   /// The framed record of one save.
   ///
+  /// - Complexity: O(*k*) in the size of the changeset.
+  static func encode(_ changeset: Changeset) throws -> Record {
+    try encode(changeset, inserted: changeset.insertedPacked)
+  }
+
+  /// The framed record of one save, whose inserted objects are `inserted` (the
+  /// changeset's ``Changeset/insertedPacked``, read once by the caller).
+  ///
   /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/invalidValue`` when
   ///   the record would exceed the format's 4 GiB record limit.
   /// - Complexity: O(*k*) in the size of the changeset.
-  static func encode(_ changeset: Changeset) throws -> Record {
+  static func encode(_ changeset: Changeset, inserted: PackedObjects) throws -> Record {
     var record = RecordWriter(
-      kind: .changeset, capacity: 64 + changeset.insertedObjects.count * 48)
+      kind: .changeset, capacity: 64 + inserted.count * 48)
     record.writer.writeVarint(changeset.nextObjectNumber)
-    record.writeObjects(changeset.insertedObjects)
+    record.writeObjects(inserted)
     record.writer.writeVarint(UInt64(changeset.updated.count))
     var previousID: UInt64 = 0
     for update in changeset.updated {
@@ -94,11 +102,11 @@ struct RecordWriter: ~Copyable {
     partCount: Int? = nil
   ) throws -> Record {
     try encodeSnapshot(
-      ObjectList(objects), nextObjectNumber: nextObjectNumber, inParts: inParts,
+      PackedObjects(objects), nextObjectNumber: nextObjectNumber, inParts: inParts,
       partCount: partCount)
   }
 
-  /// The framed record of a whole graph, from a list of objects (packed or not).
+  /// The framed record of a whole graph, from packed objects.
   ///
   /// - Parameters:
   ///   - inParts: Whether to write a snapshot in parts (format version 2), encoded on as
@@ -108,7 +116,8 @@ struct RecordWriter: ~Copyable {
   ///     parts as they are free (one per core left a reader's main thread waiting for a
   ///     worker that was slower to start).
   static func encodeSnapshot(
-    _ objects: ObjectList, nextObjectNumber: UInt64, inParts: Bool = true, partCount: Int? = nil
+    _ objects: PackedObjects, nextObjectNumber: UInt64, inParts: Bool = true,
+    partCount: Int? = nil
   ) throws -> Record {
     guard inParts else {
       var record = RecordWriter(kind: .snapshot, capacity: 64 + objects.count * 48)
@@ -169,33 +178,14 @@ struct RecordWriter: ~Copyable {
     return Record(writer: writer, objectBytes: objectBytes, objectCount: objectCount)
   }
 
-  private mutating func writeObjects(_ objects: ObjectList) {
+  private mutating func writeObjects(_ objects: PackedObjects) {
     writer.writeVarint(UInt64(objects.count))
     writeObjectRun(objects, in: 0..<objects.positionCount)
   }
 
-  /// Writes the objects at `positions`, without their count.
-  private mutating func writeObjectRun(_ objects: ObjectList, in positions: Range<Int>) {
-    if case .packed(let packed) = objects.storage, !packed.deferredStrings.isEmpty {
-      return writeObjectRun(packed, in: positions)
-    }
-    var previousID: UInt64 = 0
-    objects.forEach(in: positions) { id, entity, values in
-      let start = writer.count
-      writer.writeDelta(id.rawValue, from: previousID)
-      previousID = id.rawValue
-      writer.writeInt(entity)
-      writer.writeVarint(UInt64(values.count))
-      for (property, value) in values.enumerated() {
-        writeValue(value, property: property, owner: id)
-      }
-      objectBytes += writer.count - start
-      objectCount += 1
-    }
-  }
-
-  /// Writes the packed objects at `positions`, strings left as bytes written from their
-  /// bytes (a migration's objects: the decoder's strings never made into `String`s).
+  /// Writes the objects at `positions`, without their count; strings left as bytes are
+  /// written from their bytes (a migration's objects: the decoder's strings never made into
+  /// `String`s).
   private mutating func writeObjectRun(_ packed: PackedObjects, in positions: Range<Int>) {
     guard let first = positions.first else { return }
     var previousID: UInt64 = 0
