@@ -8,7 +8,7 @@
 /// ```swift
 /// var account: Account!
 /// do {
-///   let context = ObjectContext(container)
+///   let context = try ObjectContext(container)
 ///   account = try context.fetch(FetchDescriptor<Account>()).first
 /// }                                      // the context is released here
 /// account.transactions.count             // as before the release
@@ -26,8 +26,8 @@
 /// attribute changes since the release are kept).
 ///
 /// A released context's objects are read-only in their relationships: changing one (on
-/// either side) stops the program naming the object and the relationship, as using a
-/// deleted object does; their attributes can still change. Nothing here is thread-safe: the
+/// either side) stops the program naming the object and the relationship; their
+/// attributes can still change. Nothing here is thread-safe: the
 /// objects of a context stay on the context's actor after its release, as before it.
 ///
 /// - Complexity: the release costs O(*n* + *r*) in the context's objects and relationship
