@@ -34,6 +34,27 @@ import Testing
     #expect(item.notes[1].item?.notes[2] === notes[2])
   }
 
+  /// A survivor loaded with others keeps none of their memory: its slots move out of the
+  /// load's shared allocation, its stored strings decoded first (ASan would catch a read
+  /// of their freed bytes).
+  @Test func aSurvivorKeepsNoMemoryOfTheObjectsLoadedWithIt() throws {
+    let stack = try Stack(.binary)
+    let item = Item(name: "A checking account with a long name")
+    stack.context.insert(item)
+    for number in 0..<100 { stack.context.insert(Item(name: "Other account \(number)")) }
+    try stack.context.save()
+    var kept: Item?
+    try {
+      let temporary = try ObjectContext(stack.container)
+      let fetched = try temporary.fetch(
+        FetchDescriptor<Item>(predicate: #Predicate { $0.name.starts(with: "A checking") }))
+      kept = fetched.first
+      #expect(kept?.ownsSlots == false)
+    }()
+    #expect(kept?.ownsSlots == true)
+    #expect(kept?.name == "A checking account with a long name")
+  }
+
   @Test func everyObjectIsFreedWhenTheAppLetsGoOfTheSurvivors() throws {
     let stack = try Stack()
     weak var weakItem: Item?

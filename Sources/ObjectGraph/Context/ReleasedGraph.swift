@@ -35,21 +35,42 @@
 ///   objects themselves). Reading a relationship of *k* objects costs O(*k*), making the
 ///   objects no instance is in use for.
 final class ReleasedGraph {
-  /// One object a survivor can reach.
+  /// One object a survivor can reach. Its values and relationships are runs of the graph's
+  /// flat arrays: no allocation per object.
   private struct Member {
     let model: EntityModel
-    /// Its relationships that held objects, as the numbers of those objects in order.
-    let links: [(property: Int, numbers: [UInt64])]
-    /// Its slots (relationships empty) to make it from; nil while an instance is in use.
-    var values: [Slot]?
+    /// Where its slots start in ``values`` (``EntityModel/propertyCount`` of them).
+    let valueStart: Int
+    /// Its relationships that held objects: entries `linkStart ..< linkEnd` of the links.
+    let linkStart: Int32
+    let linkEnd: Int32
+    /// Whether ``values`` holds its slots to make it from (not while an instance is in use).
+    var hasValues = false
     /// The instance in use, if any, for a member with links (the instance holds the graph).
     weak var instance: ManagedObject?
     /// The instance, held, for a member without links: it does not hold the graph, so
     /// holding it forms no cycle, and it never needs making again.
     var heldInstance: ManagedObject?
+
+    init(model: EntityModel, valueStart: Int, links: Range<Int>) {
+      self.model = model
+      self.valueStart = valueStart
+      linkStart = Int32(links.lowerBound)
+      linkEnd = Int32(links.upperBound)
+    }
+
+    var hasLinks: Bool { linkStart < linkEnd }
   }
 
   private var members: [UInt64: Member] = [:]
+  /// Every member's slots, one run each: attributes (stored strings decoded, since their
+  /// storage goes with the object's memory), relationships empty.
+  private var values: [Slot] = []
+  /// Per link (a relationship of a member that held objects): its property and where its
+  /// objects' numbers end in ``linkNumbers`` (they start where the link before ends).
+  private var linkProperties: [Int32] = []
+  private var linkEnds: [Int] = []
+  private var linkNumbers: [UInt64] = []
 
   private init() {}
 
@@ -82,21 +103,37 @@ final class ReleasedGraph {
     // Every object reached is alive until the last pass frees the others: its number is
     // read now.
     var numbers: [ObjectAddress: UInt64] = [:]
+    var valueCount = 0
     for address in reached {
-      if let number = address.object.storedObjectID?.rawValue { numbers[address] = number }
+      guard let number = address.object.storedObjectID?.rawValue else { continue }
+      numbers[address] = number
+      valueCount += address.object.slotCount
     }
     let graph = ReleasedGraph()
+    graph.members.reserveCapacity(numbers.count)
+    graph.values.reserveCapacity(valueCount)
     let survivorSet = Set(survivors)
     registered.removeAll { object in
       let address = ObjectAddress(object)
       guard let number = numbers[address] else { return }
-      let objectLinks = links.of(address, firstEntries, numbers)
-      var member = Member(model: object.model, links: objectLinks)
+      let linkStart = graph.linkProperties.count
+      links.forEachLink(of: address, firstEntries, numbers) { property, targets in
+        graph.linkProperties.append(Int32(property))
+        graph.linkNumbers.append(contentsOf: targets)
+        graph.linkEnds.append(graph.linkNumbers.count)
+      }
+      var member = Member(
+        model: object.model, valueStart: graph.values.count,
+        links: linkStart..<graph.linkProperties.count)
       if survivorSet.contains(address) {
-        graph.adopt(object, links: objectLinks)
-        if objectLinks.isEmpty { member.heldInstance = object } else { member.instance = object }
+        object.takeOwnSlots()  // so that it keeps no other object's memory
+        // Its values are kept when it is freed (`retire`); until then, room.
+        graph.values.append(contentsOf: repeatElement(.toOne(nil), count: object.slotCount))
+        graph.adopt(object, member)
+        if member.hasLinks { member.instance = object } else { member.heldInstance = object }
       } else {
-        member.values = recordedValues(of: object)
+        graph.values.append(contentsOf: (0..<object.slotCount).lazy.map { object.recordedSlot($0) })
+        member.hasValues = true
       }
       graph.members[number] = member
     }
@@ -127,25 +164,15 @@ final class ReleasedGraph {
     return links
   }
 
-  /// Makes a survivor's relationships refer to the graph.
-  private func adopt(_ object: ManagedObject, links: [(property: Int, numbers: [UInt64])]) {
+  /// Makes an instance's relationships refer to the graph.
+  private func adopt(_ object: ManagedObject, _ member: Member) {
     object.isReleased = true
-    for (property, numbers) in links {
+    for link in Int(member.linkStart)..<Int(member.linkEnd) {
+      let property = Int(linkProperties[link])
+      let numbers = Array(linkNumbers[(link == 0 ? 0 : linkEnds[link - 1])..<linkEnds[link]])
       let isToMany = object.model.relationship(property)!.isToMany
       object.slots[property] = .released(
         ReleasedLink(graph: self, numbers: numbers, isToMany: isToMany))
-    }
-  }
-
-  /// The slots to make `object` again from: its attributes (stored strings decoded, since
-  /// their storage goes with the object's memory), its relationships empty.
-  private static func recordedValues(of object: ManagedObject) -> [Slot] {
-    (0..<object.slotCount).map { index in
-      switch object.slots[index] {
-      case .value: object.slots[index]
-      case .deferred(let pending): .value(pending.make())
-      case .toOne, .toMany, .released: object.slots[index].emptied
-      }
     }
   }
 
@@ -155,23 +182,45 @@ final class ReleasedGraph {
   func object(_ number: UInt64) -> ManagedObject? {
     guard let member = members[number] else { return nil }
     if let instance = member.instance ?? member.heldInstance { return instance }
-    guard let values = member.values else { return nil }
-    let object = ModelBuildState.current.make(member.model, from: values)
-    object.storedObjectID = ObjectID(rawValue: number)
-    adopt(object, links: member.links)
-    if member.links.isEmpty {
-      members[number]!.heldInstance = object
-    } else {
-      members[number]!.instance = object
+    guard member.hasValues else { return nil }
+    // Copied out first: the model's initializer runs while the object is made, and must
+    // find the graph's arrays free to change.
+    let slots = Array(values[member.valueStart..<member.valueStart + member.model.propertyCount])
+    let object = slots.withUnsafeBufferPointer {
+      ModelBuildState.current.make(member.model, from: $0)
     }
-    members[number]!.values = nil
+    object.storedObjectID = ObjectID(rawValue: number)
+    adopt(object, member)
+    if member.hasLinks {
+      members[number]!.instance = object
+    } else {
+      members[number]!.heldInstance = object
+    }
+    members[number]!.hasValues = false
     return object
   }
 
   /// Keeps the values of an instance that is being freed, so that it can be made again.
   func retire(_ object: ManagedObject) {
-    guard let number = object.storedObjectID?.rawValue, members[number] != nil else { return }
-    members[number]!.values = Self.recordedValues(of: object)
+    guard let number = object.storedObjectID?.rawValue, let member = members[number] else {
+      return
+    }
+    for index in 0..<object.slotCount {
+      values[member.valueStart + index] = object.recordedSlot(index)
+    }
+    members[number]!.hasValues = true
+  }
+}
+
+extension ManagedObject {
+  /// Slot `index` as a released graph keeps it: an attribute's value (a stored string
+  /// decoded, since its storage goes with the object's memory), a relationship empty.
+  fileprivate func recordedSlot(_ index: Int) -> Slot {
+    switch slots[index] {
+    case .value: slots[index]
+    case .deferred(let pending): .value(pending.make())
+    case .toOne, .toMany, .released: slots[index].emptied
+    }
   }
 }
 
@@ -244,18 +293,17 @@ private struct RelationshipTargets {
     targets[(entry == 0 ? 0 : ends[entry - 1])..<ends[entry]]
   }
 
-  /// The relationships of `owner`, its targets given by `numbers`.
-  func of(
-    _ owner: ObjectAddress, _ firstEntries: [ObjectAddress: Int],
-    _ numbers: [ObjectAddress: UInt64]
-  ) -> [(property: Int, numbers: [UInt64])] {
-    guard var entry = firstEntries[owner] else { return [] }
-    var result: [(property: Int, numbers: [UInt64])] = []
+  /// Calls `body` with each relationship of `owner` that held objects, its targets as
+  /// their `numbers`.
+  func forEachLink(
+    of owner: ObjectAddress, _ firstEntries: [ObjectAddress: Int],
+    _ numbers: [ObjectAddress: UInt64], _ body: (Int, [UInt64]) -> Void
+  ) {
+    guard var entry = firstEntries[owner] else { return }
     while entry < owners.count, owners[entry] == owner {
-      result.append((Int(properties[entry]), targets(of: entry).compactMap { numbers[$0] }))
+      body(Int(properties[entry]), targets(of: entry).compactMap { numbers[$0] })
       entry += 1
     }
-    return result
   }
 
   /// The objects reachable from `starts` (them included), following relationships.

@@ -30,13 +30,14 @@ open class ManagedObject: Observable, Hashable {
   // An object of six properties takes 140 bytes, a 144-byte heap block (it took 176).
 
   /// The property values, indexed by the schema's property number: one allocation of
-  /// `slotCount` slots owned by the object. A `let` pointer, so reading a property costs no
-  /// exclusivity check and no copy-on-write check.
-  @usableFromInline final let slots: UnsafeMutablePointer<Slot>
+  /// `slotCount` slots owned by the object. A pointer read without an exclusivity check
+  /// (and no copy-on-write check); it changes only when the object leaves its load's
+  /// memory (``takeOwnSlots()``).
+  @usableFromInline @exclusivity(unchecked) final private(set) var slots: UnsafeMutablePointer<Slot>
   /// The memory the slots are in when the object was loaded with others (the slots of
   /// a store's objects are laid out one after another, in one allocation); nil when the
   /// object owns its slots' allocation.
-  private final let slab: SlotSlab?
+  @exclusivity(unchecked) private final var slab: SlotSlab?
   /// The class's model (a placeholder for the prototype that describes the class).
   final let model: EntityModel
   /// The context that tracks this object, unretained; it clears this reference before it
@@ -329,6 +330,25 @@ open class ManagedObject: Observable, Hashable {
     slots[index] = newValue
     withTrackingContext { $0.objectDidChange(self, property: index, from: oldValue, to: newValue) }
     if let key { observation!.registrar.didSet(self, keyPath: key) }
+  }
+
+  /// Whether the object's slots are an allocation of its own, not a share of the memory of
+  /// the objects loaded with it.
+  final var ownsSlots: Bool { slab == nil }
+
+  /// Moves the object's slots out of the memory it shares with the objects loaded with it
+  /// into an allocation of its own, letting go of that memory: an object that outlives its
+  /// context must not keep its whole load's values (see ``ReleasedGraph``). Stored strings
+  /// left as bytes are decoded first (their bytes go with that memory).
+  ///
+  /// - Complexity: O(*p*) in the object's properties.
+  final func takeOwnSlots() {
+    guard slab != nil else { return }
+    resolveDeferredValues()
+    let own = UnsafeMutablePointer<Slot>.allocate(capacity: slotCount)
+    own.moveInitialize(from: slots, count: slotCount)
+    slots = own
+    slab = nil
   }
 
   /// Stops the program when a relationship of an object whose context was released would

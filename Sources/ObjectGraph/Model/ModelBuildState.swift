@@ -185,9 +185,9 @@ final class ModelBuildState {
   /// Makes an object of `model`'s class holding `values` as its slots, as the loader makes
   /// a stored object: its initializer's defaults are not evaluated. The object owns the
   /// memory of its slots.
-  func make(_ model: EntityModel, from values: [Slot]) -> ManagedObject {
+  func make(_ model: EntityModel, from values: UnsafeBufferPointer<Slot>) -> ManagedObject {
     let slots = UnsafeMutablePointer<Slot>.allocate(capacity: values.count)
-    values.withUnsafeBufferPointer { slots.initialize(from: $0.baseAddress!, count: $0.count) }
+    slots.initialize(from: values.baseAddress!, count: values.count)
     return run(.materialize, model: nil) {
       hot.pointee.preparedModel = Unmanaged.passRetained(model)
       preparedSlab = nil
