@@ -55,12 +55,7 @@ public struct Changeset: Sendable, Hashable {
   ///
   /// - Complexity: O(1) for a context's changeset (made packed); O(*n*) in the number of
   ///   values, on every read, for one made from snapshots.
-  public var insertedPacked: PackedObjects {
-    switch insertedObjects.storage {
-    case .packed(let packed): packed
-    case .snapshots(let snapshots): PackedObjects(snapshots)
-    }
-  }
+  public var insertedPacked: PackedObjects { insertedObjects.packed }
 
   public var isEmpty: Bool { insertedObjects.isEmpty && updated.isEmpty && deleted.isEmpty }
 

@@ -102,6 +102,14 @@ struct ObjectList: Sendable {
     }
   }
 
+  /// The objects, packed: O(1) for a packed list; snapshots are packed on every read.
+  var packed: PackedObjects {
+    switch storage {
+    case .packed(let packed): packed
+    case .snapshots(let snapshots): PackedObjects(snapshots)
+    }
+  }
+
   /// The objects, packed; taken out of the list, which is left empty.
   mutating func takePacked() -> PackedObjects {
     let storage = self.storage

@@ -64,30 +64,24 @@ public struct PackedObjects: Sendable {
   public func forEach(
     _ body: (ObjectID, Int, UnsafeBufferPointer<PersistentValue>) throws -> Void
   ) rethrows {
+    guard !deferredStrings.isEmpty else {
+      return try forEach(in: 0..<positionCount, readsStrings: false, body)
+    }
+    // Strings left as bytes: each object's values are copied and its strings decoded.
     var strings = deferredStrings.makeCursor()
     var scratch: [PersistentValue] = []
-    try values.withUnsafeBufferPointer { values in
-      for position in ids.indices where isLive(position) {
-        let range = valueRange(position)
-        let run = UnsafeBufferPointer(rebasing: values[range])
-        strings.skip(to: range.lowerBound)
-        guard !deferredStrings.isEmpty, hasDeferredString(in: range, &strings) else {
-          try body(ids[position], Int(entities[position]), run)
-          continue
-        }
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: run)
-        for index in range {
-          // An entry stands for its value only while that is the placeholder.
-          if let string = strings.string(at: index), case .null = scratch[index - range.lowerBound]
-          {
-            scratch[index - range.lowerBound] = .string(string.value)
-          }
-        }
-        try scratch.withUnsafeBufferPointer {
-          try body(ids[position], Int(entities[position]), $0)
+    for position in ids.indices where isLive(position) {
+      let range = valueRange(position)
+      scratch.removeAll(keepingCapacity: true)
+      for index in range {
+        // An entry stands for its value only while that is the placeholder.
+        if case .null = values[index], let string = strings.string(at: index) {
+          scratch.append(.string(string.value))
+        } else {
+          scratch.append(values[index])
         }
       }
+      try scratch.withUnsafeBufferPointer { try body(ids[position], Int(entities[position]), $0) }
     }
   }
 
@@ -108,15 +102,6 @@ public struct PackedObjects: Sendable {
           UnsafeBufferPointer(rebasing: values[valueRange(position)]))
       }
     }
-  }
-
-  /// Whether a value at `range` is a deferred string, asked of a cursor skipped to its
-  /// start (which it leaves there).
-  private func hasDeferredString(in range: Range<Int>, _ strings: inout DeferredStrings.Cursor)
-    -> Bool
-  {
-    var probe = strings
-    return probe.nextEntry(before: range.upperBound) != nil
   }
 
   /// Packs objects that `fill` writes, at most `objectCapacity` objects of at most

@@ -73,18 +73,14 @@ extension PersistentStore {
   /// The default partial read: everything loaded, the objects among `ids` kept.
   public func load(ids: Set<ObjectID>) throws -> StoreContents {
     let all = try load()
-    var kept: [(id: ObjectID, entity: Int, values: [PersistentValue])] = []
+    var kept: [ObjectSnapshot] = []
     all.packed.forEach { id, entity, values in
-      if ids.contains(id) { kept.append((id, entity, Array(values))) }
+      if ids.contains(id) {
+        kept.append(ObjectSnapshot(id: id, entity: entity, values: Array(values)))
+      }
     }
     kept.sort { $0.id < $1.id }
-    var packed = PackedObjects()
-    packed.reserveCapacity(objects: kept.count, values: kept.reduce(0) { $0 + $1.values.count })
-    for object in kept {
-      packed.beginObject(id: object.id, entity: object.entity)
-      for value in object.values { packed.appendValue(value) }
-    }
-    return StoreContents(packed: packed, nextObjectNumber: all.nextObjectNumber)
+    return StoreContents(packed: PackedObjects(kept), nextObjectNumber: all.nextObjectNumber)
   }
 }
 
@@ -137,10 +133,5 @@ public struct StoreContents: Sendable {
   /// - Complexity: O(1) for packed contents (a store's, or made with
   ///   ``init(packed:nextObjectNumber:)``); O(*n*) in the number of values, on every read,
   ///   for contents made from snapshots.
-  public var packed: PackedObjects {
-    switch list.storage {
-    case .packed(let packed): packed
-    case .snapshots(let snapshots): PackedObjects(snapshots)
-    }
-  }
+  public var packed: PackedObjects { list.packed }
 }
