@@ -199,10 +199,10 @@ struct LightweightMigration {
         (packed: inout PackedObjects.Filler) in
         contents.list.consumeObjects(valuesPerObject: storedWidth) { strings in
           relocation = DeferredStrings.Relocation(of: strings)
-        } each: { id, entity, values, deferred in
+        } each: { id, entity, values, deferred, owned in
           let layout = layouts[entity]
           guard layout.target >= 0 else {
-            values.baseAddress?.deinitialize(count: values.count)
+            if owned { values.baseAddress?.deinitialize(count: values.count) }
             return
           }
           // The rare entities with checks, defaults for stored nils, or a value feeding two
@@ -217,7 +217,7 @@ struct LightweightMigration {
               }
             }
           }
-          let movesValues = mapping?.movesValues ?? true
+          let movesValues = owned && mapping?.movesValues ?? true
           let start = packed.valueCount
           packed.beginObject(id: id, entity: Int(layout.target))
           for property in 0..<Int(layout.sourceCount) {
@@ -245,7 +245,7 @@ struct LightweightMigration {
               (values.baseAddress! + Int(dropped[Int(layout.droppedStart) + index]))
                 .deinitialize(count: 1)
             }
-          } else {
+          } else if owned {
             values.baseAddress?.deinitialize(count: values.count)
           }
         }
@@ -686,23 +686,55 @@ extension ObjectList {
   }
 
   /// Hands each live object's id, entity and values to `each`, in order, leaving the list
-  /// empty. `each` owns the values: it must move or deinitialize every one. No live object
-  /// has more than `valuesPerObject` values (a store's decoder checks each object's count
-  /// against its entity). A string the
-  /// store left as bytes stays a `.null` placeholder, and the object's deferred entries say
-  /// where its bytes are; `strings` is first told of all of them, if there are any. A
-  /// store's packed values are handed over in place (no value copied, retained or released
-  /// on the way, no search or hash per string); snapshots are copied.
+  /// empty. When `each` is told it owns the values (the list held the only reference to
+  /// them), it must move or deinitialize every one; otherwise they are lent, still held by
+  /// another list (a custom stage's old objects, made only if its code asks for them), and
+  /// it may only copy them. No live object has more than `valuesPerObject` values (a store's
+  /// decoder checks each object's count against its entity). A string the store left as
+  /// bytes stays a `.null` placeholder, and the object's deferred entries say where its
+  /// bytes are; `strings` is first told of all of them, if there are any. A store's packed
+  /// values are handed over in place (no value copied, retained or released on the way, no
+  /// search or hash per string; shared ones are not copied first either); snapshots are
+  /// copied.
   mutating func consumeObjects(
     valuesPerObject: Int, strings: (DeferredStrings) -> Void,
-    each: (ObjectID, Int, UnsafeMutableBufferPointer<PersistentValue>, DeferredEntries) -> Void
+    each: (
+      ObjectID, Int, UnsafeMutableBufferPointer<PersistentValue>, DeferredEntries, _ owned: Bool
+    ) -> Void
   ) {
     var packed = takePacked()
+    let owned = packed.valuesAreUniquelyReferenced
+    guard owned else {
+      // Lent: read in place, the buffer kept alive by `packed` (and by its other holder).
+      let deferredStrings = packed.deferredStrings
+      packed.values.withUnsafeBufferPointer { values in
+        Self.handOut(
+          packed, UnsafeMutablePointer(mutating: values.baseAddress), count: values.count,
+          deferredStrings, owned: false, valuesPerObject: valuesPerObject, strings: strings,
+          each: each)
+      }
+      return
+    }
+    let (base, count, deferredStrings) = packed.takeValues()
+    defer { base.deallocate() }
+    Self.handOut(
+      packed, base, count: count, deferredStrings, owned: true, valuesPerObject: valuesPerObject,
+      strings: strings, each: each)
+  }
+
+  /// ``consumeObjects(valuesPerObject:strings:each:)``'s walk over the objects, whose values
+  /// start at `base` (nil for none).
+  private static func handOut(
+    _ packed: PackedObjects, _ base: UnsafeMutablePointer<PersistentValue>?, count: Int,
+    _ deferredStrings: DeferredStrings, owned: Bool, valuesPerObject: Int,
+    strings: (DeferredStrings) -> Void,
+    each: (
+      ObjectID, Int, UnsafeMutableBufferPointer<PersistentValue>, DeferredEntries, _ owned: Bool
+    ) -> Void
+  ) {
     let ids = packed.ids
     let entities = packed.entities
     let starts = packed.starts
-    let (base, count, deferredStrings) = packed.takeValues()
-    defer { base.deallocate() }
     let hasStrings = !deferredStrings.isEmpty
     if hasStrings { strings(deferredStrings) }
     var cursor = deferredStrings.makeCursor()
@@ -713,7 +745,7 @@ extension ObjectList {
     for position in ids.indices {
       let range = PackedObjects.valueRange(position, starts: starts, valueCount: count)
       guard entities[position] != PackedObjects.removed else {
-        (base + range.lowerBound).deinitialize(count: range.count)
+        if owned { base?.advanced(by: range.lowerBound).deinitialize(count: range.count) }
         continue
       }
       precondition(range.count <= valuesPerObject, "an object with more values than its entity")
@@ -722,7 +754,7 @@ extension ObjectList {
         cursor.skip(to: range.lowerBound)
         while let entry = cursor.nextEntry(before: range.upperBound) {
           // An entry whose value was replaced since is stale.
-          guard case .null = base[entry.position] else { continue }
+          guard case .null = base![entry.position] else { continue }
           let index = entry.position - range.lowerBound
           found[index] = entry
           marked = marked.isEmpty ? index..<index + 1 : marked.lowerBound..<index + 1
@@ -730,8 +762,9 @@ extension ObjectList {
       }
       each(
         ids[position], Int(entities[position]),
-        UnsafeMutableBufferPointer(start: base + range.lowerBound, count: range.count),
-        DeferredEntries(entries: UnsafeMutableBufferPointer(rebasing: found[0..<range.count])))
+        UnsafeMutableBufferPointer(start: base?.advanced(by: range.lowerBound), count: range.count),
+        DeferredEntries(entries: UnsafeMutableBufferPointer(rebasing: found[0..<range.count])),
+        owned)
       for index in marked { found[index] = nil }
     }
   }

@@ -228,7 +228,7 @@ extension StoreMigration.Step {
       changed = nil
     }
     if let transform {
-      let old = contents  // shared until the migration takes the values (copying them)
+      let old = contents  // shared: the migration copies the values it reads, one by one
       var given: StoreContents? = try migration.apply(to: consume contents)
       let stage: [String: Set<Int>]
       (contents, stage) = try Self.run(stage: "code") {

@@ -487,6 +487,12 @@ public struct PackedObjects: Sendable {
     deferredStrings = strings
   }
 
+  /// Whether the values' buffer is this value's alone (see
+  /// ``PackedValues/isUniquelyReferenced``).
+  var valuesAreUniquelyReferenced: Bool {
+    mutating get { values.isUniquelyReferenced }
+  }
+
   /// Takes the values' memory for a loader, which then owns it (see
   /// ``PackedValues/takeMemory()``), with the deferred strings; the objects keep their ids,
   /// entities and starts, and have no values left.

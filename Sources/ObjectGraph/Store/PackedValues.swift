@@ -116,6 +116,11 @@ struct PackedValues: @unchecked Sendable {
     }
   }
 
+  /// Whether no other value shares this one's buffer (so ``takeMemory()`` copies nothing).
+  var isUniquelyReferenced: Bool {
+    mutating get { isKnownUniquelyReferenced(&buffer) }
+  }
+
   /// Takes the memory and its values, leaving no values: the caller must deinitialize what
   /// it leaves initialized of the first `count` values, and free the memory.
   mutating func takeMemory() -> (base: UnsafeMutablePointer<PersistentValue>, count: Int) {
