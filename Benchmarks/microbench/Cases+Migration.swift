@@ -54,6 +54,26 @@ extension Cases {
             store.keep(try ObjectContainer(for: Box.self, storeURL: store.url))
           }
         },
+        // A context made after two others (a model actor's per job, say): loaded from the
+        // contents the contexts share, a rename saved since applied, not from the file.
+        MicroBenchmark(
+          "context: one more context of a binary store of \(count) boxes (per box)",
+          batchOf: count
+        ) {
+          let store = try StoreFileFixture(roots: roots)
+          let container = try ObjectContainer(for: Box.self, storeURL: store.url)
+          store.keep(container)
+          let saving = try container.newContext()
+          _ = try container.newContext()  // a second load from the file: from now on, shared
+          let box = try saving.fetch(FetchDescriptor<Box>())[0]
+          return { number in
+            box.title = "Renamed \(number)"
+            try saving.save()
+            let context = try container.newContext()
+            _ = try context.fetchCount(FetchDescriptor<Box>())
+            withExtendedLifetime(store) {}
+          }
+        },
         MicroBenchmark(
           "migrate: open adding an attribute, \(count) boxes (per box)", batchOf: count
         ) {

@@ -40,6 +40,11 @@ struct SaveHistory {
   private(set) var entries: [Entry] = []
   private var members: [Int: Member] = [:]
   private var nextMember = 0
+  /// The objects as the contexts load them, once kept (see ``SharedContents``); nil before,
+  /// and after they were dropped.
+  var sharedContents: SharedContents?
+  /// How many times contexts made after the main one had the store load every object.
+  var storeLoads = 0
 
   /// Adds a context that has merged every save so far; returns its key.
   mutating func join(mergesOnMainQueue: Bool, reference: ContextReference) -> Int {
@@ -97,6 +102,7 @@ struct SaveHistory {
       }
     }
     if othersMerge { entries.append(Entry(version: version, changeset: changeset)) }
+    if sharedContents?.note(changeset) == false { sharedContents = nil }
     return (version, dormant, mainQueue)
   }
 
@@ -125,6 +131,7 @@ struct SaveHistory {
     generation += 1
     version = 0
     entries = []
+    sharedContents = nil
   }
 
   /// Changes a member in place. (Not `members[key]?.field = value`: that `_modify` of the

@@ -73,15 +73,37 @@ final class StoreCoordinator: Sendable {
   }
 
   /// Everything the store holds, with the generation it belongs to, for a new context that
-  /// joins the history (as `reference`) at the version loaded.
+  /// joins the history (as `reference`) at the version loaded: from the contents the
+  /// contexts share (``SharedContents``) once kept, from the store before.
+  ///
+  /// - Complexity: O(*k*) in the changes saved since the last load, when the contents are
+  ///   shared; the store's load otherwise.
   func load(joiningAs reference: ContextReference) throws -> (
     contents: StoreContents, generation: UInt64, member: Int, version: UInt64
   ) {
     try history.withLock { history in
-      let contents = try store.load()
+      let contents = try sharedContents(&history)
       let member = history.join(mergesOnMainQueue: false, reference: reference)
       return (contents, history.generation, member, history.version)
     }
+  }
+
+  /// The objects now, from the shared contents, or from the store (then kept to share).
+  private func sharedContents(_ history: inout SaveHistory) throws -> StoreContents {
+    if history.sharedContents != nil {
+      do {
+        return try history.sharedContents!.load()
+      } catch {
+        // A noted save that does not apply (which the store took) leaves the store to say.
+        history.sharedContents = nil
+      }
+    }
+    let contents = try store.load()
+    history.storeLoads += 1
+    if history.storeLoads >= SharedContents.storeLoadsBeforeSharing {
+      history.sharedContents = try? SharedContents(contents, schema: schema)
+    }
+    return contents
   }
 
   /// Adds a context whose objects are the store's at the current version: returns its key
@@ -101,6 +123,9 @@ final class StoreCoordinator: Sendable {
 
   /// How many saves are kept for contexts that have not merged them.
   var keptSaveCount: Int { history.withLock { $0.entries.count } }
+
+  /// Whether new contexts load from the contents the contexts share (``SharedContents``).
+  var hasSharedContents: Bool { history.withLock { $0.sharedContents != nil } }
 
   /// Wakes a dormant main context: the app asked for it.
   func wake(_ member: Int) {

@@ -90,18 +90,24 @@ func observes(_ read: () -> Void, change: () throws -> Void) rethrows -> Bool {
   return fired.withLock { $0 }
 }
 
-/// Records every changeset a store is handed.
+/// Records every changeset a store is handed, and counts its loads.
 final class RecordingStore: PersistentStore, @unchecked Sendable {
   let base: any PersistentStore
   private let saved = LockedBox<[Changeset]>([])
+  private let loads = LockedBox(0)
   var changesets: [Changeset] { saved.withLock { $0 } }
+  /// How many times a container asked for every object.
+  var loadCount: Int { loads.withLock { $0 } }
 
   init(base: any PersistentStore = InMemoryStore()) {
     self.base = base
   }
 
   func open(schema: Schema) throws { try base.open(schema: schema) }
-  func load() throws -> StoreContents { try base.load() }
+  func load() throws -> StoreContents {
+    loads.withLock { $0 += 1 }
+    return try base.load()
+  }
   func save(_ changeset: Changeset) throws {
     try base.save(changeset)
     saved.withLock { $0.append(changeset) }

@@ -1,11 +1,11 @@
-/// The objects of a store file, in memory, as replaying its records builds them.
+/// Stored objects in memory, as replaying a store's saves builds them.
 ///
 /// Objects live in ``PackedObjects`` (handed out by ``contents`` without copying) with an
 /// ``ObjectIndex`` from id to position; a deleted object leaves a removed position behind,
 /// so the order of the file is kept. Changesets are applied by the shared
 /// ``ChangesetApplier`` (all or nothing) through the graph's ``SnapshotStorage``
-/// conformance. Used to replay a file (``StoreReplayer``); an open ``BinaryStore`` keeps only
-/// ``ObjectShapes``.
+/// conformance. Used to replay a file (``StoreReplayer``; an open ``BinaryStore`` keeps only
+/// ``ObjectShapes``) and for the contents a container's contexts share (``SharedContents``).
 struct LiveGraph {
   /// Every object, in the order the file gave them, with removed positions.
   private(set) var objects = PackedObjects()
@@ -19,6 +19,18 @@ struct LiveGraph {
   private(set) var sampledObjectBytes = 0
   /// The number of whole objects behind ``sampledObjectBytes``.
   private(set) var sampledObjectCount = 0
+
+  /// An empty graph.
+  init() {}
+
+  /// A graph of `contents`' objects (which a store or an earlier graph checked against the
+  /// schema).
+  ///
+  /// - Throws: ``ObjectGraphError/Code/corruptStore`` when an id appears twice.
+  /// - Complexity: O(*n*) in the objects, none of them copied.
+  init(_ contents: StoreContents) throws {
+    try replace(with: contents.packed, nextObjectNumber: contents.nextObjectNumber)
+  }
 
   /// Whether the graph holds no object.
   var isEmpty: Bool { objects.liveCount == 0 }
