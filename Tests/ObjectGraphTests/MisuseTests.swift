@@ -30,11 +30,12 @@ import Testing
   @Test func insertingAnObjectOfAnotherContainerNamesBothStores() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let first = try Stack()
-      let second = try Stack(.binary)
+      let second = try Stack.forExitTest(.binary)
       let box = Box(title: "Inbox")
       first.context.insert(box)
       second.context.insert(box)
     }
+    TemporaryDirectory.removeExitTestDirectory()
     let message = try #require(result).standardErrorText
     #expect(
       message.contains(

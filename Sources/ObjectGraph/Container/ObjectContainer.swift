@@ -265,6 +265,14 @@ public final class ObjectContainer: Sendable {
     coordinator.close()
   }
 
+  /// The version of the store's contents: the number of saves the container's contexts made
+  /// since it opened the store (or since ``deleteAllData()``). Each context's objects are at
+  /// a version of their own (``ObjectContext/storeVersion``), the latest once it has merged
+  /// every save.
+  ///
+  /// - Complexity: O(1) (an atomic load).
+  public var storeVersion: UInt64 { coordinator.version }
+
   /// Deletes every object of the store, and empties the main context (SwiftData's
   /// `ModelContainer.deleteAllData()`).
   ///

@@ -176,7 +176,10 @@ final class StoreCoordinator: Sendable {
             + "deleted (deleteAllData()) after this context loaded it, so the objects it "
             + "changes are gone; make a new context")
       }
-      guard history.isCurrent(member) else { return (.outdated, []) }
+      // A save says the version it is based on: only the latest is taken.
+      guard changeset.baseVersion == history.version, history.isCurrent(member) else {
+        return (.outdated, [])
+      }
       try store.save(changeset)
       let (version, dormant, mainQueue) = history.record(changeset, by: member)
       latestVersion.store(version, ordering: .releasing)

@@ -92,6 +92,7 @@ extension ObjectContext {
     withExtendedLifetime(deletedObjects) {}
     self.storeGeneration = storeGeneration
     mergedVersion = coordinator.renew(historyMember)
+    loadedVersion = mergedVersion
     processPendingChanges()
   }
 

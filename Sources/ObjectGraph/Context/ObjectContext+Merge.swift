@@ -42,9 +42,9 @@ extension ObjectContext {
     for save in saves {
       let found = self.conflicts(with: save.changeset)
       if found.isEmpty {
-        merge(save.changeset)
+        merge(save.changeset, version: save.version)
       } else if let resolution = resolution(of: save.changeset) {
-        merge(save.changeset, resolving: resolution)
+        merge(save.changeset, version: save.version, resolving: resolution)
       } else {
         conflicts = found
         break
@@ -58,7 +58,7 @@ extension ObjectContext {
   /// Merges a save into a dormant main context (see ``SaveHistory``), on the saving thread
   /// under the coordinator's lock: no one holds the context or its objects yet.
   func mergeWhileDormant(_ changeset: Changeset, version: UInt64) {
-    merge(changeset)
+    merge(changeset, version: version)
     mergedVersion = version
     // No one observes it yet: nothing is delivered, now or when it wakes (taken, so that
     // the objects' pending marks are cleared).
@@ -152,11 +152,13 @@ extension ObjectContext {
 
   // MARK: Applying a save
 
-  /// Applies a changeset another context saved (inserts, then updates, then deletes), as
-  /// `resolution` says when it conflicts with this context's changes: what it drops or
-  /// reverts here first, which saved changes it leaves out, and what it forgets or rebases
-  /// here after.
-  private func merge(_ changeset: Changeset, resolving resolution: MergeResolution? = nil) {
+  /// Applies a changeset another context saved as store version `version` (inserts, then
+  /// updates, then deletes), as `resolution` says when it conflicts with this context's
+  /// changes: what it drops or reverts here first, which saved changes it leaves out, and
+  /// what it forgets or rebases here after.
+  private func merge(
+    _ changeset: Changeset, version: UInt64, resolving resolution: MergeResolution? = nil
+  ) {
     if let resolution { prepare(resolution) }
     let inserted = changeset.inserted
     var made: [ManagedObject] = []
@@ -177,10 +179,12 @@ extension ObjectContext {
       noteWillTouch(object)
       pending.noteInsert(object)
       table(for: object.model).add(object)
+      object.savedVersion = version
     }
     for update in changeset.updated {
       guard let object = registered[update.id] else { continue }
       if resolution?.skippedObjects.contains(update.id) == true { continue }
+      object.savedVersion = version
       for change in update.changes {
         if let resolution,
           resolution.skipped.contains(MergeResolution.Key(id: update.id, property: change.property))

@@ -227,6 +227,7 @@ extension ObjectContext {
 
   func makeChangeset() -> Changeset {
     var changeset = Changeset(nextObjectNumber: coordinator.reservedUpTo)
+    changeset.baseVersion = mergedVersion
     // The inserted set is in identifier order already: objects are numbered as they are
     // inserted, and the set keeps insertion order. Walked as it is (no array of it, no
     // sort), 100,000 new objects are visited once, not three times.
@@ -311,8 +312,15 @@ extension ObjectContext {
       object.detachFromContext(clearingRelationships: true)
     }
     // One pass over each set: after a save of 100,000 new objects, every pass costs.
-    inserted.removeAll { $0.lifecycle = .persisted }
-    updated.removeAll { $0.changes = nil }
+    let version = mergedVersion
+    inserted.removeAll {
+      $0.lifecycle = .persisted
+      $0.savedVersion = version
+    }
+    updated.removeAll {
+      $0.changes = nil
+      $0.savedVersion = version
+    }
     deleted.removeAll()
     withExtendedLifetime(deletedObjects) {}
   }

@@ -30,6 +30,9 @@ public final class ObjectContext {
   let historyReference: ContextReference
   let historyMember: Int
   var mergedVersion: UInt64
+  /// The version the context's objects were loaded at (or emptied at, by
+  /// ``deleteAllData()``).
+  var loadedVersion: UInt64 = 0
   /// Whether this is a main context the app has not asked for yet (see ``SaveHistory``).
   var isDormant = false
   /// How a save of another context that changed what this context changed and has not
@@ -108,6 +111,7 @@ public final class ObjectContext {
       isDormant = true
     }
     defer { historyReference.context = self }
+    loadedVersion = mergedVersion
     for (index, model) in coordinator.models.enumerated() {
       let table = EntityTable(model: model, entityIndex: index)
       tables.append(table)

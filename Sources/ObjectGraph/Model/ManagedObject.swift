@@ -51,6 +51,11 @@ open class ManagedObject: Observable, Hashable {
   @exclusivity(unchecked) final var observation: ObservationBox?
   /// The delivery batch that ``deliveredFlags`` describe (see ``DeliveredChanges``).
   @exclusivity(unchecked) final var deliveredBatch: UInt64 = 0
+  /// The store version of the last save its context saw change the object (its own or a
+  /// merged one); 0 when none has since the context loaded it (see
+  /// ``ObjectContext/storeVersion(of:)``). In the heap block's slack: a box's block is no
+  /// bigger for it.
+  @exclusivity(unchecked) final var savedVersion: UInt64 = 0
   @exclusivity(unchecked) final var storedObjectID: ObjectID?
   /// Whether this is the instance that describes the class (see ``ModelRegistry``).
   final let isPrototype: Bool

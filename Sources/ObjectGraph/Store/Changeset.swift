@@ -29,6 +29,13 @@ public struct Changeset: Sendable, Hashable {
   public var deleted: [ObjectID]
   /// The smallest object number not yet handed out; the store records the largest it sees.
   public var nextObjectNumber: UInt64
+  /// The version of the store's contents the saving context's objects were at (its
+  /// ``ObjectContext/storeVersion``): the changeset applies to the contents as they were
+  /// after that many saves of the container's contexts. A container hands a store only
+  /// changesets based on the latest version (a context that is behind merges, then makes its
+  /// changeset again); a store may use it to check that nothing else wrote in between. 0 for
+  /// a changeset made by hand.
+  public var baseVersion: UInt64 = 0
 
   /// Creates a changeset.
   public init(
@@ -50,13 +57,13 @@ public struct Changeset: Sendable, Hashable {
     self.nextObjectNumber = nextObjectNumber
   }
 
-  /// Whether the changeset changes nothing.
   /// The inserted objects, packed, as a store encodes them without a snapshot each.
   ///
   /// - Complexity: O(1) for a context's changeset (made packed); O(*n*) in the number of
   ///   values, on every read, for one made from snapshots.
   public var insertedPacked: PackedObjects { insertedObjects.packed }
 
+  /// Whether the changeset changes nothing.
   public var isEmpty: Bool { insertedObjects.isEmpty && updated.isEmpty && deleted.isEmpty }
 
   /// Appends to `ids` the ids of the objects it inserts, updates or deletes, in that order

@@ -13,6 +13,28 @@ final class TemporaryDirectory: Sendable {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   }
 
+  /// The directory of an exit test's child process, named after the test process (its
+  /// parent), which removes it afterwards (``removeExitTestDirectory()``): the child stops
+  /// on purpose, before any `deinit` could.
+  static func forExitTest() throws -> TemporaryDirectory {
+    try TemporaryDirectory(url: exitTestURL(process: getppid()))
+  }
+
+  /// Removes what this process's exit tests left (``forExitTest()``).
+  static func removeExitTestDirectory() {
+    try? FileManager.default.removeItem(at: exitTestURL(process: getpid()))
+  }
+
+  private static func exitTestURL(process: pid_t) -> URL {
+    FileManager.default.temporaryDirectory
+      .appendingPathComponent("ObjectGraphTests-exit-\(process)", isDirectory: true)
+  }
+
+  private init(url: URL) throws {
+    self.url = url
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
   deinit {
     try? FileManager.default.removeItem(at: url)
   }

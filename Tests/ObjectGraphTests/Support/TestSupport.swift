@@ -47,6 +47,14 @@ struct Stack {
     try self.init(kind: kind, directory: directory, memoryStore: InMemoryStore(), models: models)
   }
 
+  /// A stack for an exit test's child process, whose binary store lives in the directory
+  /// the test process removes afterwards (see ``TemporaryDirectory/forExitTest()``).
+  static func forExitTest(_ kind: StoreKind) throws -> Stack {
+    let directory = kind == .binary ? try TemporaryDirectory.forExitTest() : nil
+    return try Stack(
+      kind: kind, directory: directory, memoryStore: InMemoryStore(), models: allModels)
+  }
+
   init(store: InMemoryStore) throws {
     try self.init(kind: .memory, directory: nil, memoryStore: store, models: allModels)
   }
