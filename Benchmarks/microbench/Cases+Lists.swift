@@ -47,6 +47,24 @@ extension Cases {
         }
       }
     }
+    // A drag undone: `rollback()` gives the list its saved order back by the move's inverse,
+    // in place, and the observer hears of that move.
+    let rolledBack = sizes.map { size in
+      MicroBenchmark(
+        "list of \(label(size)): move, observed, rolled back, delivered", iterations: 2_000
+      ) {
+        let list = try WideList(size: size)
+        var random = FixtureRandom(seed: 7)
+        var heard = 0
+        let token = list.context.observe(list.wide, relationship: \.children) { _ in heard += 1 }
+        return { _ in
+          list.wide.children.move(
+            fromOffsets: [random.index(below: size)], toOffset: random.index(below: size + 1))
+          list.context.rollback()
+          withExtendedLifetime(token) {}
+        }
+      }
+    }
     // Swift Array's own work in the two edits whose cost grows with the list: what a
     // 100,000-child list costs beyond these is the framework's bookkeeping.
     let plain = sizes.flatMap { size in
@@ -72,7 +90,7 @@ extension Cases {
         },
       ]
     }
-    return inMemory + observed + durable + plain
+    return inMemory + observed + rolledBack + durable + plain
   }
 
   private static func label(_ size: Int) -> String {

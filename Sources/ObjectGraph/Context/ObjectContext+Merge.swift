@@ -250,6 +250,26 @@ extension ObjectContext {
     write(.toMany(list), to: index, of: object, edits: records)
   }
 
+  /// Undoes a list's recorded edits (a rollback): their inverses are applied to the list,
+  /// taken out of its slot so that it changes in place, and written with them, as
+  /// ``applyEdits(_:to:of:)`` writes a save's edits.
+  ///
+  /// - Complexity: O(*k*) edits, each with the array's own work.
+  func undo(_ edits: [ListEditRecord], of index: Int, of object: ManagedObject) {
+    var list = object.slots[index].objects
+    object.slots[index] = .toMany([])
+    let inverses = ListEditRecord.inverses(of: edits)
+    for edit in inverses {
+      switch edit {
+      case .insert(let inserted, let position):
+        PlainArray.insert(inserted, at: position, into: &list)
+      case .remove(_, let position): _ = PlainArray.remove(at: position, from: &list)
+      case .move(let from, let to): list.moveElement(from: from, to: to)
+      }
+    }
+    write(.toMany(list), to: index, of: object, edits: inverses)
+  }
+
   /// Writes a saved value (merged, or the committed value a rollback puts back) as any
   /// change is written (indexes, live queries, Observation, relationship observers, the
   /// next delivery) but without tracking it. An object deleted here is in no table and no

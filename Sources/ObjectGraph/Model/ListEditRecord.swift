@@ -6,6 +6,20 @@ enum ListEditRecord {
   case remove(ManagedObject, at: Int)
   case move(from: Int, to: Int)
 
+  /// The edits that undo `edits` (made in this order), in the order to make them: each
+  /// one's inverse, the last first.
+  ///
+  /// - Complexity: O(*k*) edits.
+  static func inverses(of edits: [ListEditRecord]) -> [ListEditRecord] {
+    edits.reversed().map { edit in
+      switch edit {
+      case .insert(let object, let position): .remove(object, at: position)
+      case .remove(let object, let position): .insert(object, at: position)
+      case .move(let from, let to): .move(from: to, to: from)
+      }
+    }
+  }
+
   /// Undoes `edits`, made in this order, on the list they turned `list` into.
   ///
   /// - Complexity: O(*k*) edits, each with the array's own work.
