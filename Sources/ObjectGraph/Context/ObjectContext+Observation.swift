@@ -162,10 +162,25 @@ extension ObjectContext {
     let delivered = pending.take(marking: observers.readDeliveriesByObject)
     for query in observers.allLiveQueries { query.refresh(delivered) }
     var keys: [ObjectID: Set<String>] = [:]
+    // One set of names per model and set of properties, shared by the objects that changed
+    // alike (a thousand renames make one set, not a thousand).
+    var names: [NamesKey: Set<String>] = [:]
     for object in delivered.updated {
       guard let id = object.storedObjectID else { continue }
       let properties = delivered.updatedKeys[ObjectIdentifier(object)] ?? ChangedProperties()
-      keys[id] = Set(properties.map { object.model.properties[$0].name })
+      let model = object.model
+      guard let bits = properties.bitsIfNoneBeyond else {
+        keys[id] = Set(properties.map { model.properties[$0].name })
+        continue
+      }
+      let key = NamesKey(model: ObjectIdentifier(model), properties: bits)
+      if let known = names[key] {
+        keys[id] = known
+      } else {
+        let made = Set(properties.map { model.properties[$0].name })
+        names[key] = made
+        keys[id] = made
+      }
     }
     let insertedInOrder = delivered.insertedAreInIDOrder
     let changes = ObjectContextChanges(
@@ -194,6 +209,12 @@ extension ObjectContext {
     userInfo[userInfoKeys.summary] = changes.summary
     NotificationCenter.default.post(
       name: .objectContextObjectsDidChange, object: self, userInfo: userInfo)
+  }
+
+  /// A model and a set of its first 64 properties, as bits.
+  private struct NamesKey: Hashable {
+    let model: ObjectIdentifier
+    let properties: UInt64
   }
 
   func notifySaveObservers(_ event: SaveEvent) {

@@ -260,7 +260,9 @@ extension ObjectContext {
     for object in sortedByID(updated.objects) where object.lifecycle == .persisted {
       guard let changes = object.changes else { continue }
       var propertyChanges: [PropertyChange] = []
-      for property in changes.changedProperties.sorted() {
+      var changed = ChangedProperties()  // in increasing order, with no array made
+      changes.insertChangedProperties(into: &changed)
+      for property in changed {
         let current = object.slots[property]
         if case .toMany(let list) = current {
           if let edits = changes.recordedEdits(of: property),

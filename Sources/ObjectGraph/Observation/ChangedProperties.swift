@@ -21,15 +21,30 @@ struct ChangedProperties: Sequence, Equatable {
     property < 64 ? bits & (1 << UInt64(property)) != 0 : beyond.contains(property)
   }
 
-  /// The properties in increasing order.
-  func makeIterator() -> IndexingIterator<[Int]> {
-    var properties: [Int] = []
-    var remaining = bits
-    while remaining != 0 {
-      properties.append(remaining.trailingZeroBitCount)
-      remaining &= remaining - 1
+  /// The properties as one word of bits, when all are among the first 64 (the key a
+  /// delivery finds the properties' names by).
+  var bitsIfNoneBeyond: UInt64? { beyond.isEmpty ? bits : nil }
+
+  /// The properties in increasing order: the bits one by one, then (sorted, the only
+  /// allocation) any beyond them.
+  struct Iterator: IteratorProtocol {
+    fileprivate var remaining: UInt64
+    fileprivate var beyond: Set<Int>
+    fileprivate var sortedBeyond: IndexingIterator<[Int]>?
+
+    mutating func next() -> Int? {
+      if remaining != 0 {
+        let property = remaining.trailingZeroBitCount
+        remaining &= remaining - 1
+        return property
+      }
+      if beyond.isEmpty { return nil }
+      if sortedBeyond == nil { sortedBeyond = beyond.sorted().makeIterator() }
+      return sortedBeyond!.next()
     }
-    properties += beyond.sorted()
-    return properties.makeIterator()
+  }
+
+  func makeIterator() -> Iterator {
+    Iterator(remaining: bits, beyond: beyond, sortedBeyond: nil)
   }
 }
