@@ -250,12 +250,25 @@ extension ObjectContext {
     write(.toMany(list), to: index, of: object, edits: records)
   }
 
-  /// Undoes a list's recorded edits (a rollback): their inverses are applied to the list,
-  /// taken out of its slot so that it changes in place, and written with them, as
+  /// Gives a changed property of `object` its committed value back, written as a merge
+  /// writes (``rollback()``, and a merge policy's revert): a list changed only by edits
+  /// through their inverses, in place, told to observers as edits (O(*k*)); any other value
+  /// whole.
+  func revert(_ property: Int, of object: ManagedObject, _ changes: ObjectChanges) {
+    if let edits = changes.recordedEdits(of: property) {
+      if !edits.isEmpty { undo(edits, of: property, of: object) }
+      return
+    }
+    let committed = changes.committedValue(of: property, current: object.slots[property])
+    write(committed, to: property, of: object, edits: [])
+  }
+
+  /// Undoes a list's recorded edits: their inverses are applied to the list, taken out of
+  /// its slot so that it changes in place, and written with them, as
   /// ``applyEdits(_:to:of:)`` writes a save's edits.
   ///
   /// - Complexity: O(*k*) edits, each with the array's own work.
-  func undo(_ edits: [ListEditRecord], of index: Int, of object: ManagedObject) {
+  private func undo(_ edits: [ListEditRecord], of index: Int, of object: ManagedObject) {
     var list = object.slots[index].objects
     object.slots[index] = .toMany([])
     let inverses = ListEditRecord.inverses(of: edits)

@@ -148,13 +148,7 @@ extension ObjectContext {
   func prepare(_ resolution: MergeResolution) {
     for key in resolution.reverted {
       guard let object = registered[key.id], let changes = object.changes else { continue }
-      if let edits = changes.recordedEdits(of: key.property) {
-        if !edits.isEmpty { undo(edits, of: key.property, of: object) }  // as rollback() does
-      } else {
-        let committed = changes.committedValue(
-          of: key.property, current: object.slots[key.property])
-        write(committed, to: key.property, of: object, edits: [])
-      }
+      revert(key.property, of: object, changes)
       forgetChange(of: object, key.property)
     }
     for object in resolution.dropped {

@@ -169,18 +169,16 @@ extension ObjectContext {
       guard let id = object.storedObjectID else { continue }
       let properties = delivered.updatedKeys[ObjectIdentifier(object)] ?? ChangedProperties()
       let model = object.model
-      guard let bits = properties.bitsIfNoneBeyond else {
-        keys[id] = Set(properties.map { model.properties[$0].name })
+      let key = properties.bitsIfNoneBeyond.map {
+        NamesKey(model: ObjectIdentifier(model), properties: $0)
+      }
+      if let key, let known = names[key] {
+        keys[id] = known
         continue
       }
-      let key = NamesKey(model: ObjectIdentifier(model), properties: bits)
-      if let known = names[key] {
-        keys[id] = known
-      } else {
-        let made = Set(properties.map { model.properties[$0].name })
-        names[key] = made
-        keys[id] = made
-      }
+      let made = Set(properties.map { model.properties[$0].name })
+      if let key { names[key] = made }
+      keys[id] = made
     }
     let insertedInOrder = delivered.insertedAreInIDOrder
     let changes = ObjectContextChanges(

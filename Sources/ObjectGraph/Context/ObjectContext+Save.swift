@@ -69,16 +69,7 @@ extension ObjectContext {
     }
     for object in updated.objects {
       guard let changes = object.changes else { continue }
-      for property in changes.changedProperties {
-        // A list changed only by edits is given its saved order back by their inverses, in
-        // place, as a merge applies a save's edits: O(k), and observers are told the edits.
-        if let edits = changes.recordedEdits(of: property) {
-          if !edits.isEmpty { undo(edits, of: property, of: object) }
-          continue
-        }
-        let committed = changes.committedValue(of: property, current: object.slots[property])
-        write(committed, to: property, of: object, edits: [])  // as a merge writes
-      }
+      for property in changes.changedProperties { revert(property, of: object, changes) }
       object.changes = nil
     }
     for object in deleted.objects { bringBack(object) }
