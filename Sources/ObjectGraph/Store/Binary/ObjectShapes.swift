@@ -249,6 +249,9 @@ struct ObjectShapes {
       for property in toOneProperties[entity] {
         toOnes[property].reserve(upTo: maximum, expectedCount: expectedCount)
       }
+      for property in listProperties[entity] {
+        lists[property].reserve(upTo: maximum, expectedCount: expectedCount)
+      }
     }
   }
 
