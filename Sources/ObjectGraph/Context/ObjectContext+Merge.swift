@@ -271,16 +271,8 @@ extension ObjectContext {
   private func undo(_ edits: [ListEditRecord], of index: Int, of object: ManagedObject) {
     var list = object.slots[index].objects
     object.slots[index] = .toMany([])
-    let inverses = ListEditRecord.inverses(of: edits)
-    for edit in inverses {
-      switch edit {
-      case .insert(let inserted, let position):
-        PlainArray.insert(inserted, at: position, into: &list)
-      case .remove(_, let position): _ = PlainArray.remove(at: position, from: &list)
-      case .move(let from, let to): list.moveElement(from: from, to: to)
-      }
-    }
-    write(.toMany(list), to: index, of: object, edits: inverses)
+    ListEditRecord.undo(edits, on: &list)
+    write(.toMany(list), to: index, of: object, edits: ListEditRecord.inverses(of: edits))
   }
 
   /// Writes a saved value (merged, or the committed value a rollback puts back) as any
