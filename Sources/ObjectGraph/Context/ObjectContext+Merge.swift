@@ -152,34 +152,30 @@ extension ObjectContext {
 
   // MARK: Applying a save
 
-  /// Applies a changeset another context saved as store version `version` (inserts, then
-  /// updates, then deletes), as `resolution` says when it conflicts with this context's
-  /// changes: what it drops or reverts here first, which saved changes it leaves out, and
-  /// what it forgets or rebases here after.
+  /// Applies a changeset another context saved as store version `version`, as
+  /// `resolution` says when it conflicts with this context's changes: what it drops or
+  /// reverts here first, which saved changes it leaves out, and what it forgets or rebases
+  /// here after. The save's deleted objects leave, its updates are written and its new
+  /// objects join, through ``apply(_:)``.
   private func merge(
     _ changeset: Changeset, version: UInt64, resolving resolution: MergeResolution? = nil
   ) {
     if let resolution { prepare(resolution) }
+    var changes = UntrackedChanges()
     let inserted = changeset.inserted
-    var made: [ManagedObject] = []
-    made.reserveCapacity(inserted.count)
+    changes.joining.reserveCapacity(inserted.count)
     for snapshot in inserted {
       let model = coordinator.models[snapshot.entity]
       let object = model.type.init()
       adoptStored(object, id: snapshot.id)
-      made.append(object)
+      object.savedVersion = version
+      changes.joining.append(object)
     }
     // Values once all are registered, so new objects can refer to each other.
-    for (object, snapshot) in zip(made, inserted) {
+    for (object, snapshot) in zip(changes.joining, inserted) {
       for (index, value) in snapshot.values.enumerated() {
         object.slots[index] = slot(value, index, of: object.model)
       }
-    }
-    for object in made {
-      noteWillTouch(object)
-      pending.noteInsert(object)
-      table(for: object.model).add(object)
-      object.savedVersion = version
     }
     for update in changeset.updated {
       guard let object = registered[update.id] else { continue }
@@ -191,23 +187,16 @@ extension ObjectContext {
         {
           continue
         }
+        let write: UntrackedChanges.Write
         switch change.kind {
-        case .set(let value):
-          let new = slot(value, change.property, of: object.model)
-          write(new, to: change.property, of: object, edits: [])
-        case .edit(let edits):
-          applyEdits(edits, to: change.property, of: object)
+        case .set(let value): write = .value(slot(value, change.property, of: object.model))
+        case .edit(let edits): write = .savedEdits(edits)
         }
+        changes.writes.append(.init(object: object, property: change.property, write: write))
       }
     }
-    for id in changeset.deleted {
-      guard let object = registered[id] else { continue }
-      noteWillTouch(object)
-      pending.noteDelete(object)
-      table(for: object.model).remove(object)
-      unregister(object)
-      object.detachFromContext(clearingRelationships: true)
-    }
+    changes.leaving = changeset.deleted.compactMap { registered[$0] }
+    apply(changes)
     if let resolution { finish(resolution) }
   }
 
@@ -218,85 +207,6 @@ extension ObjectContext {
     case .reference(let id): return .toOne(registered[id])
     case .references(let ids): return .toMany(ids.compactMap { registered[$0] })
     default: return relationship.isToMany ? .toMany([]) : .toOne(nil)
-    }
-  }
-
-  /// Applies a save's list edits to the list, taken out of its slot so that it changes in
-  /// place.
-  private func applyEdits(_ edits: [ListEdit], to index: Int, of object: ManagedObject) {
-    var list = object.slots[index].objects
-    object.slots[index] = .toMany([])
-    var records: [ListEditRecord] = []
-    records.reserveCapacity(edits.count)
-    for edit in edits {
-      // The list is the stored one (this context merged every save before and did not
-      // change it), so the edits fit; one that does not is left out.
-      guard (try? edit.count(after: list.count)) != nil else {
-        assertionFailure("a merged list edit \(edit) does not fit a list of \(list.count)")
-        continue
-      }
-      switch edit {
-      case .insert(let id, let position):
-        guard let inserted = registered[id] else { continue }
-        list.insert(inserted, at: position)
-        records.append(.insert(inserted, at: position))
-      case .remove(let position):
-        records.append(.remove(list.remove(at: position), at: position))
-      case .move(let from, let to):
-        list.moveElement(from: from, to: to)
-        records.append(.move(from: from, to: to))
-      }
-    }
-    write(.toMany(list), to: index, of: object, edits: records)
-  }
-
-  /// Gives a changed property of `object` its committed value back, written as a merge
-  /// writes (``rollback()``, and a merge policy's revert): a list changed only by edits
-  /// through their inverses, in place, told to observers as edits (O(*k*)); any other value
-  /// whole.
-  func revert(_ property: Int, of object: ManagedObject, _ changes: ObjectChanges) {
-    if let edits = changes.recordedEdits(of: property) {
-      if !edits.isEmpty { undo(edits, of: property, of: object) }
-      return
-    }
-    let committed = changes.committedValue(of: property, current: object.slots[property])
-    write(committed, to: property, of: object, edits: [])
-  }
-
-  /// Undoes a list's recorded edits: their inverses are applied to the list, taken out of
-  /// its slot so that it changes in place, and written with them, as
-  /// ``applyEdits(_:to:of:)`` writes a save's edits.
-  ///
-  /// - Complexity: O(*k*) edits, each with the array's own work.
-  private func undo(_ edits: [ListEditRecord], of index: Int, of object: ManagedObject) {
-    var list = object.slots[index].objects
-    object.slots[index] = .toMany([])
-    ListEditRecord.undo(edits, on: &list)
-    write(.toMany(list), to: index, of: object, edits: ListEditRecord.inverses(of: edits))
-  }
-
-  /// Writes a saved value (merged, or the committed value a rollback puts back) as any
-  /// change is written (indexes, live queries, Observation, relationship observers, the
-  /// next delivery) but without tracking it. An object deleted here is in no table and no
-  /// delivery hears of it until it comes back: only its slot and its observers change.
-  func write(
-    _ new: Slot, to index: Int, of object: ManagedObject, edits: [ListEditRecord]
-  ) {
-    noteWillTouch(object)
-    let isFiled = object.lifecycle == .persisted
-    let table = self.table(for: object.model)
-    if isFiled {
-      if object.model.isIndexed[index] { table.finishPendingBuild() }
-      pending.noteUpdate(object, property: index)
-    }
-    var old = Slot.value(.null)
-    object.notifyObservers(of: index) {
-      old = object.slots[index]
-      object.slots[index] = new
-    }
-    if isFiled { table.update(object, index, from: old, to: new) }
-    if case .toMany(let list) = new, observers.observesLists {
-      observers.noteListWrite(of: object, property: index, edits, count: list.count)
     }
   }
 }

@@ -146,9 +146,14 @@ extension ObjectContext {
 
   /// Applies what a resolution does here before its save merges.
   func prepare(_ resolution: MergeResolution) {
+    var reverts = UntrackedChanges()
     for key in resolution.reverted {
       guard let object = registered[key.id], let changes = object.changes else { continue }
-      revert(key.property, of: object, changes)
+      reverts.revert(key.property, of: object, changes)
+    }
+    apply(reverts)
+    for key in resolution.reverted {
+      guard let object = registered[key.id] else { continue }
       forgetChange(of: object, key.property)
     }
     for object in resolution.dropped {
@@ -248,7 +253,7 @@ extension ObjectContext {
         base: committed, theirs: saved, ours: current, oursWinMoves: plan.oursWinMoves,
         key: ObjectIdentifier.init)
     }
-    write(.toMany(merged), to: property, of: object, edits: [])
+    apply(.writing(.value(.toMany(merged)), to: property, of: object))
     if merged.elementsEqual(saved, by: ===) {
       forgetChange(of: object, property)
     } else {

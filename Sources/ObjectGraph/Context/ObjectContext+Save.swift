@@ -56,32 +56,32 @@ extension ObjectContext {
   /// properties (on both sides of each relationship) get their saved values back, and
   /// deleted objects return.
   ///
+  /// The inverse of what changed is applied as a merged save is (``apply(_:)``): a list
+  /// changed by edits gets its saved order back through their inverses, in place, and
+  /// observers hear of those edits.
+  ///
   /// - Complexity: O(*k*) in the changed objects and properties.
   public func rollback() {
     beginUse()
     defer { endUse() }
-    let insertedObjects = inserted.objects
-    for object in insertedObjects {
-      noteWillTouch(object)
-      pending.noteDelete(object)
-      table(for: object.model).remove(object)
-      unregister(object)
+    var changes = UntrackedChanges()
+    changes.leaving = inserted.objects
+    let updatedObjects = updated.objects
+    for object in updatedObjects {
+      guard let objectChanges = object.changes else { continue }
+      for property in objectChanges.changedProperties {
+        changes.revert(property, of: object, objectChanges)
+      }
     }
-    for object in updated.objects {
-      guard let changes = object.changes else { continue }
-      for property in changes.changedProperties { revert(property, of: object, changes) }
-      object.changes = nil
-    }
-    for object in deleted.objects { bringBack(object) }
-    for object in insertedObjects {
-      object.detachFromContext(clearingRelationships: true)
-      object.storedObjectID = nil
-    }
+    changes.joining = deleted.objects
+    apply(changes)
+    for object in updatedObjects { object.changes = nil }
+    for object in changes.leaving { object.storedObjectID = nil }
     inserted.removeAll()
     updated.removeAll()
     deleted.removeAll()
     // Held until the inserted set let go of them: the sets do not retain their members.
-    withExtendedLifetime(insertedObjects) {}
+    withExtendedLifetime(changes) {}
     processPendingChanges()
   }
 

@@ -42,7 +42,7 @@ enum ListEditRecord {
   ///
   /// - Complexity: O(*n*), comparing identities.
   static func singleEdit(from old: [ManagedObject], to new: [ManagedObject]) -> ListEditRecord?? {
-    let (prefix, suffix) = commonEnds(old, new) { $0 === $1 }
+    let (prefix, suffix) = commonEnds(old, new)
     return singleEdit(
       at: prefix, old[prefix..<(old.count - suffix)], new[prefix..<(new.count - suffix)])
   }

@@ -40,7 +40,7 @@ extension ManagedObject {
   final func setToMany(_ index: Int, to requested: [ManagedObject]) {
     let relationship = model.relationship(index)!
     let old = slots[index].objects
-    let (prefix, suffix) = commonEnds(old, requested) { $0 === $1 }
+    let (prefix, suffix) = commonEnds(old, requested)
     let oldMiddle = old[prefix..<(old.count - suffix)]
     let newMiddle = requested[prefix..<(requested.count - suffix)]
     if oldMiddle.isEmpty && newMiddle.isEmpty { return }

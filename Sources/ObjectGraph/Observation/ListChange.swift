@@ -77,11 +77,9 @@ extension ListChange {
     _ old: inout [ObjectIdentifier], _ new: [ManagedObject], updated: IndexSet = [],
     unchanged: (prefix: Int, suffix: Int) = (0, 0)
   ) -> ListChange {
-    let (prefix, suffix) = commonEnds(old, new, atLeast: unchanged) {
-      $0 == ObjectIdentifier($1)
-    }
+    let (prefix, suffix) = commonEnds(old, new, atLeast: unchanged)
     assert(
-      old.count > 1_000 || (prefix, suffix) == commonEnds(old, new) { $0 == ObjectIdentifier($1) },
+      old.count > 1_000 || (prefix, suffix) == commonEnds(old, new),
       "the unchanged ends noted by list writes are not those of the lists")
     let middle = prefix..<(new.count - suffix)
     let oldMiddle = Array(old[prefix..<(old.count - suffix)])
