@@ -47,6 +47,22 @@ extension Cases {
         }
       }
     }
+    // A drag under a relationship observer: one edit between two deliveries is delivered as
+    // that edit's change, without comparing the lists.
+    let movedObserved = sizes.map { size in
+      MicroBenchmark("list of \(label(size)): move, observed, delivered", iterations: 2_000) {
+        let list = try WideList(size: size)
+        var random = FixtureRandom(seed: 7)
+        var heard = 0
+        let token = list.context.observe(list.wide, relationship: \.children) { _ in heard += 1 }
+        return { _ in
+          list.wide.children.move(
+            fromOffsets: [random.index(below: size)], toOffset: random.index(below: size + 1))
+          list.context.processPendingChanges()
+          withExtendedLifetime(token) {}
+        }
+      }
+    }
     // A drag undone: `rollback()` gives the list its saved order back by the move's inverse,
     // in place, and the observer hears of that move.
     let rolledBack = sizes.map { size in
@@ -90,7 +106,7 @@ extension Cases {
         },
       ]
     }
-    return inMemory + observed + rolledBack + durable + plain
+    return inMemory + observed + movedObserved + rolledBack + durable + plain
   }
 
   private static func label(_ size: Int) -> String {

@@ -232,6 +232,56 @@ import Testing
     }
   }
 
+  /// Between two deliveries with one edit, an observer hears the edit's own change (found
+  /// without comparing the lists): exactly what comparing the lists finds, for every kind of
+  /// edit, moves by one place and to the same place included, in a list longer than the
+  /// debug build's own check covers.
+  @Test func oneEditBetweenDeliveriesIsHeardAsComparingTheListsFindsIt() throws {
+    var random = SplitMix64(seed: 4)
+    let stack = try Stack(.memory)
+    let parent = Box(title: "parent")
+    stack.context.insert(parent)
+    for number in 0..<2_000 { parent.children.append(Box(title: "c\(number)")) }
+    try stack.context.save()
+    var heard: [ListChange] = []
+    let token = stack.context.observe(parent, relationship: \.children) { heard.append($0) }
+    for step in 0..<300 {
+      let before = parent.children
+      let count = before.count
+      let from = random.index(below: count)
+      let described: String
+      switch step % 5 {
+      case 0:
+        parent.children.insert(Box(title: "new \(step)"), at: random.index(below: count + 1))
+        described = "insert"
+      case 1:
+        parent.children.remove(at: from)
+        described = "remove"
+      case 2:
+        let to = min(count, max(0, from + [-1, 1, 2, 0][step % 4]))
+        parent.children.move(fromOffsets: [from], toOffset: to)
+        described = "move \(from) to offset \(to)"
+      case 3:
+        parent.children[from].title = "renamed \(step)"
+        let to = random.index(below: count + 1)
+        parent.children.move(fromOffsets: [from], toOffset: to)
+        described = "rename and move \(from) to offset \(to)"
+      default:
+        let to = random.index(below: count + 1)
+        parent.children.move(fromOffsets: [from], toOffset: to)
+        described = "move \(from) to offset \(to)"
+      }
+      heard = []
+      stack.context.processPendingChanges()
+      var old = before.map(ObjectIdentifier.init)
+      let updated = IndexSet(
+        parent.children.indices.filter { parent.children[$0].title.hasPrefix("renamed \(step)") })
+      let expected = ListChange.between(&old, parent.children, updated: updated)
+      #expect(heard == (expected.isEmpty ? [] : [expected]), "step \(step): \(described)")
+    }
+    withExtendedLifetime(token) {}
+  }
+
   /// A relationship observer hears which children changed their own properties, found
   /// from the delivery's updated objects (of every entity) rather than by a scan of the
   /// list, and where the list changed around them.

@@ -175,12 +175,15 @@ final class ObjectObserver {
 /// Observes one ordered to-many relationship of one object.
 ///
 /// Keeps the identities of the list it last delivered (its own array: holding the list's
-/// storage instead would make the relationship's next edit copy the whole list) and compares
-/// them with the list now: the common prefix and suffix, a scan at the speed of reading the
-/// arrays, then the differing middle of *m* objects with a hash of each (O(*m* log *m*));
-/// the kept identities change only in that middle. Children whose own properties changed
-/// are found from the updated objects of the delivery, checked against the list in O(1)
-/// each when its inverse is a to-one, rather than by a scan of the list.
+/// storage instead would make the relationship's next edit copy the whole list). When one
+/// edit changed the list since (an app's drag, insert or delete between two deliveries),
+/// the change is that edit's (``ListChange/made(by:_:_:updated:)``, O(1)). Otherwise it
+/// compares the delivered identities with the list now: the common prefix and suffix, a
+/// scan at the speed of reading the arrays, then the differing middle of *m* objects with a
+/// hash of each (O(*m* log *m*)); the kept identities change only in that middle. Children
+/// whose own properties changed are found from the updated objects of the delivery, checked
+/// against the list in O(1) each when its inverse is a to-one, rather than by a scan of the
+/// list.
 final class RelationshipObserver: ContextObserver {
   let owner: ManagedObject
   let property: Int
@@ -188,6 +191,14 @@ final class RelationshipObserver: ContextObserver {
   private var delivered: [ObjectIdentifier]
   /// What the writes since the last delivery left in place.
   private var unchanged = UnchangedEnds()
+  /// The edits since the last delivery: none, the one, or more (or a whole-list write).
+  private var edits = EditsSinceDelivery.none
+
+  private enum EditsSinceDelivery {
+    case none
+    case one(ListEditRecord)
+    case more
+  }
 
   init(owner: ManagedObject, property: Int, handler: @escaping (ListChange) -> Void) {
     self.owner = owner
@@ -199,6 +210,11 @@ final class RelationshipObserver: ContextObserver {
   /// Notes a write of the list that left `count` objects: `edits` in this order, or none
   /// for a write of the whole list.
   func noteWrite(_ edits: some Collection<ListEditRecord>, count: Int) {
+    if case .none = self.edits, edits.count == 1 {
+      self.edits = .one(edits.first!)
+    } else {
+      self.edits = .more
+    }
     guard !edits.isEmpty else { return unchanged.noteWholeChange() }
     var length = count
     for edit in edits {
@@ -227,9 +243,33 @@ final class RelationshipObserver: ContextObserver {
     let updatedChildren = self.updatedChildren(of: list, pending)
     guard ownerChanged || !updatedChildren.isEmpty || owner.isDeleted else { return }
     let unchanged = self.unchanged
-    self.unchanged = UnchangedEnds()  // writes made by handlers count for the next delivery
-    let change = ListChange.between(
-      &delivered, list, updated: updatedChildren, unchanged: (unchanged.prefix, unchanged.suffix))
+    let edits = self.edits
+    // Writes made by handlers count for the next delivery.
+    self.unchanged = UnchangedEnds()
+    self.edits = .none
+    let change: ListChange
+    if case .one(let edit) = edits,
+      let made = ListChange.made(by: edit, &delivered, list, updated: updatedChildren)
+    {
+      change = made
+      #if DEBUG
+        if list.count <= 1_000 {
+          var old = delivered
+          switch edit {
+          case .insert(_, let position): old.remove(at: position)
+          case .remove(let object, let position): old.insert(ObjectIdentifier(object), at: position)
+          case .move(let from, let to): old.moveElement(from: to, to: from)
+          }
+          assert(
+            ListChange.between(&old, list, updated: updatedChildren) == change,
+            "the change of one edit is not the change between the lists")
+        }
+      #endif
+    } else {
+      change = ListChange.between(
+        &delivered, list, updated: updatedChildren,
+        unchanged: (unchanged.prefix, unchanged.suffix))
+    }
     if !change.isEmpty { handler(change) }
   }
 

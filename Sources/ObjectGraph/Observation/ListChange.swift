@@ -107,6 +107,48 @@ extension ListChange {
     return change
   }
 
+  /// The change one edit made, from the list of identities `old` to the list of objects
+  /// `new`, `updated` being the indexes in `new` of objects whose own properties changed;
+  /// `old` becomes the identities of `new`. Nil when the edit does not turn `old` into `new`
+  /// (the caller compares the lists instead).
+  ///
+  /// The same change ``between(_:_:updated:unchanged:)`` finds, without comparing the
+  /// lists: a move of one object past at least one other keeps every other object in place
+  /// (the only longest increasing run); a move by one place exchanges two neighbours, which
+  /// the comparison reports as the later of the two in the old list moving down.
+  ///
+  /// - Complexity: O(1) besides the shift of `old` (the array's own work).
+  static func made(
+    by edit: ListEditRecord, _ old: inout [ObjectIdentifier], _ new: [ManagedObject],
+    updated: IndexSet
+  ) -> ListChange? {
+    var change = ListChange(updated: updated)
+    switch edit {
+    case .insert(let object, let position):
+      guard new.count == old.count + 1, new.indices.contains(position), new[position] === object
+      else { return nil }
+      change.inserted.insert(position)
+      change.updated.remove(position)
+      old.insert(ObjectIdentifier(object), at: position)
+    case .remove(let object, let position):
+      guard new.count == old.count - 1, old.indices.contains(position),
+        old[position] == ObjectIdentifier(object)
+      else { return nil }
+      change.removed.insert(position)
+      old.remove(at: position)
+    case .move(let from, let to):
+      guard new.count == old.count, old.indices.contains(from), new.indices.contains(to),
+        old[from] == ObjectIdentifier(new[to])
+      else { return nil }
+      if from == to { return change }
+      change.moved.append(
+        abs(from - to) == 1
+          ? Move(from: max(from, to), to: min(from, to)) : Move(from: from, to: to))
+      old.moveElement(from: from, to: to)
+    }
+    return change
+  }
+
   /// The change from `old` to `new`, lists of distinct identities, with the fewest moves:
   /// the objects that stay put form a longest increasing run of old positions.
   ///
