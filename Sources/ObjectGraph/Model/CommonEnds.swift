@@ -42,13 +42,12 @@ func commonEnds<Old: IdentityWord, New: IdentityWord>(
   return ends
 }
 
-/// ``commonEnds(_:_:atLeast:)`` of two buffers of words.
+/// ``commonEnds(_:_:atLeast:)`` of two buffers of words: whole blocks first, then words.
 private func commonEnds(
   _ old: UnsafeRawBufferPointer, _ new: UnsafeRawBufferPointer,
   atLeast known: (prefix: Int, suffix: Int)
 ) -> (prefix: Int, suffix: Int) {
-  let oldCount = old.count / wordSize
-  let newCount = new.count / wordSize
+  let (oldCount, newCount) = (old.count / wordSize, new.count / wordSize)
   let limit = min(oldCount, newCount)
   var prefix = min(known.prefix, limit)
   while prefix + blockLength <= limit,
@@ -57,7 +56,7 @@ private func commonEnds(
   {
     prefix += blockLength
   }
-  while prefix < limit, word(old, prefix) == word(new, prefix) { prefix += 1 }
+  prefix = commonPrefix(old, new, from: prefix, limit: limit)
   var suffix = min(known.suffix, limit - prefix)
   while suffix + blockLength <= limit - prefix,
     memcmp(
@@ -66,12 +65,7 @@ private func commonEnds(
   {
     suffix += blockLength
   }
-  while suffix < limit - prefix,
-    word(old, oldCount - 1 - suffix) == word(new, newCount - 1 - suffix)
-  {
-    suffix += 1
-  }
-  return (prefix, suffix)
+  return (prefix, commonSuffix(old, new, from: suffix, limit: limit - prefix))
 }
 
 /// The same, one word at a time: what the debug build checks the blocks against.
@@ -79,18 +73,33 @@ private func commonEndsWordByWord(
   _ old: UnsafeRawBufferPointer, _ new: UnsafeRawBufferPointer,
   atLeast known: (prefix: Int, suffix: Int)
 ) -> (prefix: Int, suffix: Int) {
-  let oldCount = old.count / wordSize
-  let newCount = new.count / wordSize
-  let limit = min(oldCount, newCount)
-  var prefix = min(known.prefix, limit)
-  while prefix < limit, word(old, prefix) == word(new, prefix) { prefix += 1 }
-  var suffix = min(known.suffix, limit - prefix)
-  while suffix < limit - prefix,
-    word(old, oldCount - 1 - suffix) == word(new, newCount - 1 - suffix)
-  {
-    suffix += 1
-  }
+  let limit = min(old.count, new.count) / wordSize
+  let prefix = commonPrefix(old, new, from: min(known.prefix, limit), limit: limit)
+  let suffix = commonSuffix(
+    old, new, from: min(known.suffix, limit - prefix), limit: limit - prefix)
   return (prefix, suffix)
+}
+
+/// The length of the common prefix of two buffers of words, known to be at least `length`,
+/// at most `limit`, compared word by word from there.
+private func commonPrefix(
+  _ old: UnsafeRawBufferPointer, _ new: UnsafeRawBufferPointer, from length: Int, limit: Int
+) -> Int {
+  var length = length
+  while length < limit, word(old, length) == word(new, length) { length += 1 }
+  return length
+}
+
+/// The length of the common suffix of two buffers of words, as ``commonPrefix(_:_:from:limit:)``.
+private func commonSuffix(
+  _ old: UnsafeRawBufferPointer, _ new: UnsafeRawBufferPointer, from length: Int, limit: Int
+) -> Int {
+  let (oldCount, newCount) = (old.count / wordSize, new.count / wordSize)
+  var length = length
+  while length < limit, word(old, oldCount - 1 - length) == word(new, newCount - 1 - length) {
+    length += 1
+  }
+  return length
 }
 
 @inline(__always)
