@@ -49,17 +49,35 @@ extension Cases {
     }
     // A drag under a relationship observer: one edit between two deliveries is delivered as
     // that edit's change, without comparing the lists.
-    let movedObserved = sizes.map { size in
-      MicroBenchmark("list of \(label(size)): move, observed, delivered", iterations: 2_000) {
-        let list = try WideList(size: size)
-        var random = FixtureRandom(seed: 7)
-        var heard = 0
-        let token = list.context.observe(list.wide, relationship: \.children) { _ in heard += 1 }
-        return { _ in
-          list.wide.children.move(
-            fromOffsets: [random.index(below: size)], toOffset: random.index(below: size + 1))
-          list.context.processPendingChanges()
-          withExtendedLifetime(token) {}
+    // Two edits between deliveries (a swap is two moves): the lists are compared.
+    let movedObserved = sizes.flatMap { size in
+      [
+        (
+          "move",
+          { (list: WideList, random: inout FixtureRandom) in
+            list.wide.children.move(
+              fromOffsets: [random.index(below: size)], toOffset: random.index(below: size + 1))
+          }
+        ),
+        (
+          "swapAt",
+          { (list: WideList, random: inout FixtureRandom) in
+            list.wide.children.swapAt(random.index(below: size), random.index(below: size))
+          }
+        ),
+      ].map { name, edit in
+        MicroBenchmark("list of \(label(size)): \(name), observed, delivered", iterations: 500) {
+          let list = try WideList(size: size)
+          var random = FixtureRandom(seed: 7)
+          var heard = 0
+          let token = list.context.observe(list.wide, relationship: \.children) { _ in
+            heard += 1
+          }
+          return { _ in
+            edit(list, &random)
+            list.context.processPendingChanges()
+            withExtendedLifetime(token) {}
+          }
         }
       }
     }

@@ -152,6 +152,10 @@ extension ListChange {
   /// The change from `old` to `new`, lists of distinct identities, with the fewest moves:
   /// the objects that stay put form a longest increasing run of old positions.
   ///
+  /// One hash of each old identity (a table of old positions, from which each new identity
+  /// takes its own: those left are the removed), then the run over plain integers, marked in
+  /// an array of flags.
+  ///
   /// - Complexity: O(*n* log *n*).
   static func between(
     _ old: [ObjectIdentifier], _ new: [ObjectIdentifier], updated: Set<ObjectIdentifier> = []
@@ -160,47 +164,53 @@ extension ListChange {
     oldPositions.reserveCapacity(old.count)
     for (index, id) in old.enumerated() { oldPositions[id] = index }
     var change = ListChange()
-    var newIDs = Set<ObjectIdentifier>()
-    newIDs.reserveCapacity(new.count)
-    // Old positions of the objects that stayed, in new order.
-    var stayed: [(newIndex: Int, oldIndex: Int)] = []
+    // Old positions of the objects that stayed, in new order, and their new positions.
+    var stayedOld: [Int] = []
+    var stayedNew: [Int] = []
+    stayedOld.reserveCapacity(min(old.count, new.count))
+    stayedNew.reserveCapacity(min(old.count, new.count))
     for (index, id) in new.enumerated() {
-      newIDs.insert(id)
-      if let oldIndex = oldPositions[id] {
-        stayed.append((index, oldIndex))
-        if updated.contains(id) { change.updated.insert(index) }
+      if let oldIndex = oldPositions.removeValue(forKey: id) {
+        stayedOld.append(oldIndex)
+        stayedNew.append(index)
+        if !updated.isEmpty && updated.contains(id) { change.updated.insert(index) }
       } else {
         change.inserted.insert(index)
       }
     }
-    for (index, id) in old.enumerated() where !newIDs.contains(id) { change.removed.insert(index) }
-    let kept = longestIncreasingRun(stayed.map(\.oldIndex))
-    for (position, pair) in stayed.enumerated() where !kept.contains(position) {
-      change.moved.append(Move(from: pair.oldIndex, to: pair.newIndex))
+    for oldIndex in oldPositions.values { change.removed.insert(oldIndex) }
+    let kept = longestIncreasingRun(stayedOld)
+    for position in stayedOld.indices where !kept[position] {
+      change.moved.append(Move(from: stayedOld[position], to: stayedNew[position]))
     }
     return change
   }
 
-  /// Positions (in `values`) of a longest strictly increasing subsequence.
-  private static func longestIncreasingRun(_ values: [Int]) -> Set<Int> {
+  /// Which of `values` (by position) form a longest strictly increasing subsequence.
+  private static func longestIncreasingRun(_ values: [Int]) -> [Bool] {
     var tails: [Int] = []  // positions of the smallest tail of each length
     var previous = [Int](repeating: -1, count: values.count)
     for (position, value) in values.enumerated() {
-      var low = 0
-      var high = tails.count
-      while low < high {
-        let middle = (low + high) / 2
-        if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+      // A value above every tail extends the longest run: what the search below finds, at
+      // once (the usual case: most objects stay in order).
+      var low = tails.count
+      if let last = tails.last, values[last] >= value {
+        low = 0
+        var high = tails.count
+        while low < high {
+          let middle = (low + high) / 2
+          if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+        }
       }
       if low > 0 { previous[position] = tails[low - 1] }
       if low == tails.count { tails.append(position) } else { tails[low] = position }
     }
-    var result = Set<Int>()
+    var kept = [Bool](repeating: false, count: values.count)
     var position = tails.last ?? -1
     while position >= 0 {
-      result.insert(position)
+      kept[position] = true
       position = previous[position]
     }
-    return result
+    return kept
   }
 }
