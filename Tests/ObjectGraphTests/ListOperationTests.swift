@@ -232,10 +232,11 @@ import Testing
     }
   }
 
-  /// Between two deliveries with one edit, an observer hears the edit's own change (found
-  /// without comparing the lists): exactly what comparing the lists finds, for every kind of
-  /// edit, moves by one place and to the same place included, in a list longer than the
-  /// debug build's own check covers.
+  /// Between two deliveries with one edit (or one `swapAt`), an observer hears the edit's
+  /// own change (found without comparing the lists): exactly what comparing the lists finds,
+  /// for every kind of edit, moves by one place and to the same place included, and swaps of
+  /// neighbours, of objects one apart and of objects further apart, in a list longer than
+  /// the debug build's own check covers.
   @Test func oneEditBetweenDeliveriesIsHeardAsComparingTheListsFindsIt() throws {
     var random = SplitMix64(seed: 4)
     let stack = try Stack(.memory)
@@ -245,12 +246,16 @@ import Testing
     try stack.context.save()
     var heard: [ListChange] = []
     let token = stack.context.observe(parent, relationship: \.children) { heard.append($0) }
-    for step in 0..<300 {
+    for step in 0..<360 {
       let before = parent.children
       let count = before.count
       let from = random.index(below: count)
       let described: String
-      switch step % 5 {
+      switch step % 6 {
+      case 5:
+        let other = min(count - 1, from + [0, 1, 2, 3, 700][step % 5])
+        parent.children.swapAt(from, other)
+        described = "swap \(from) and \(other)"
       case 0:
         parent.children.insert(Box(title: "new \(step)"), at: random.index(below: count + 1))
         described = "insert"

@@ -191,12 +191,15 @@ final class RelationshipObserver: ContextObserver {
   private var delivered: [ObjectIdentifier]
   /// What the writes since the last delivery left in place.
   private var unchanged = UnchangedEnds()
-  /// The edits since the last delivery: none, the one, or more (or a whole-list write).
+  /// The edits since the last delivery: none, those of one write of one or two edits, or
+  /// more (or a whole-list write).
   private var edits = EditsSinceDelivery.none
 
   private enum EditsSinceDelivery {
     case none
     case one(ListEditRecord)
+    /// `swapAt` writes its exchange as two moves.
+    case two(ListEditRecord, ListEditRecord)
     case more
   }
 
@@ -210,10 +213,10 @@ final class RelationshipObserver: ContextObserver {
   /// Notes a write of the list that left `count` objects: `edits` in this order, or none
   /// for a write of the whole list.
   func noteWrite(_ edits: some Collection<ListEditRecord>, count: Int) {
-    if case .none = self.edits, edits.count == 1 {
-      self.edits = .one(edits.first!)
-    } else {
-      self.edits = .more
+    switch (self.edits, edits.count) {
+    case (.none, 1): self.edits = .one(edits.first!)
+    case (.none, 2): self.edits = .two(edits.first!, edits.dropFirst().first!)
+    default: self.edits = .more
     }
     guard !edits.isEmpty else { return unchanged.noteWholeChange() }
     var length = count
@@ -247,22 +250,37 @@ final class RelationshipObserver: ContextObserver {
     // Writes made by handlers count for the next delivery.
     self.unchanged = UnchangedEnds()
     self.edits = .none
+    let made: ListChange?
+    let madeBy: [ListEditRecord]
+    switch edits {
+    case .one(let edit):
+      made = ListChange.made(by: edit, &delivered, list, updated: updatedChildren)
+      madeBy = [edit]
+    case .two(.move(let high, let low), .move(let next, let to))
+    where next == low + 1 && to == high:
+      made = ListChange.made(byExchanging: low, high, &delivered, list, updated: updatedChildren)
+      madeBy = [.move(from: high, to: low), .move(from: next, to: to)]
+    default:
+      made = nil
+      madeBy = []
+    }
     let change: ListChange
-    if case .one(let edit) = edits,
-      let made = ListChange.made(by: edit, &delivered, list, updated: updatedChildren)
-    {
+    if let made {
       change = made
       #if DEBUG
         if list.count <= 1_000 {
           var old = delivered
-          switch edit {
-          case .insert(_, let position): old.remove(at: position)
-          case .remove(let object, let position): old.insert(ObjectIdentifier(object), at: position)
-          case .move(let from, let to): old.moveElement(from: to, to: from)
+          for edit in madeBy.reversed() {
+            switch edit {
+            case .insert(_, let position): old.remove(at: position)
+            case .remove(let object, let position):
+              old.insert(ObjectIdentifier(object), at: position)
+            case .move(let from, let to): old.moveElement(from: to, to: from)
+            }
           }
           assert(
             ListChange.between(&old, list, updated: updatedChildren) == change,
-            "the change of one edit is not the change between the lists")
+            "the change of the write's edits is not the change between the lists")
         }
       #endif
     } else {

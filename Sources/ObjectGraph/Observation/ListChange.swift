@@ -149,6 +149,33 @@ extension ListChange {
     return change
   }
 
+  /// The change an exchange of the objects at `low` and `high` made (`swapAt`, written as
+  /// two moves), as ``made(by:_:_:updated:)`` gives one edit's; nil when it does not turn
+  /// `old` into `new`.
+  ///
+  /// What the comparison finds: the objects between the two stay in order, so with two or
+  /// more of them both exchanged objects moved; with one, the run keeps the object that came
+  /// up from `high` and reports the one between moving in place; neighbours are a move by
+  /// one place.
+  ///
+  /// - Complexity: O(1).
+  static func made(
+    byExchanging low: Int, _ high: Int, _ old: inout [ObjectIdentifier], _ new: [ManagedObject],
+    updated: IndexSet
+  ) -> ListChange? {
+    guard low < high, new.count == old.count, high < old.count,
+      old[low] == ObjectIdentifier(new[high]), old[high] == ObjectIdentifier(new[low])
+    else { return nil }
+    var change = ListChange(updated: updated)
+    switch high - low {
+    case 1: change.moved = [Move(from: high, to: low)]
+    case 2: change.moved = [Move(from: high, to: low), Move(from: low + 1, to: low + 1)]
+    default: change.moved = [Move(from: high, to: low), Move(from: low, to: high)]
+    }
+    old.swapAt(low, high)
+    return change
+  }
+
   /// The change from `old` to `new`, lists of distinct identities, with the fewest moves:
   /// the objects that stay put form a longest increasing run of old positions.
   ///
