@@ -176,8 +176,9 @@ final class ObjectObserver {
 ///
 /// Keeps the identities of the list it last delivered (its own array: holding the list's
 /// storage instead would make the relationship's next edit copy the whole list). When one
-/// edit changed the list since (an app's drag, insert or delete between two deliveries),
-/// the change is that edit's (``ListChange/made(by:_:_:updated:)``, O(1)). Otherwise it
+/// edit changed the list since (an app's drag, insert or delete between two deliveries), or
+/// one `swapAt`, the change is that edit's (``ListChange/made(by:_:_:updated:)``, O(1)) or
+/// that exchange's (``ListChange/made(byExchanging:_:_:_:updated:)``). Otherwise it
 /// compares the delivered identities with the list now: the common prefix and suffix, a
 /// scan at the speed of reading the arrays, then the differing middle of *m* objects with a
 /// hash of each (O(*m* log *m*)); the kept identities change only in that middle. Children
@@ -251,18 +252,14 @@ final class RelationshipObserver: ContextObserver {
     self.unchanged = UnchangedEnds()
     self.edits = .none
     let made: ListChange?
-    let madeBy: [ListEditRecord]
     switch edits {
     case .one(let edit):
       made = ListChange.made(by: edit, &delivered, list, updated: updatedChildren)
-      madeBy = [edit]
     case .two(.move(let high, let low), .move(let next, let to))
     where next == low + 1 && to == high:
       made = ListChange.made(byExchanging: low, high, &delivered, list, updated: updatedChildren)
-      madeBy = [.move(from: high, to: low), .move(from: next, to: to)]
     default:
       made = nil
-      madeBy = []
     }
     let change: ListChange
     if let made {
@@ -270,14 +267,7 @@ final class RelationshipObserver: ContextObserver {
       #if DEBUG
         if list.count <= 1_000 {
           var old = delivered
-          for edit in madeBy.reversed() {
-            switch edit {
-            case .insert(_, let position): old.remove(at: position)
-            case .remove(let object, let position):
-              old.insert(ObjectIdentifier(object), at: position)
-            case .move(let from, let to): old.moveElement(from: to, to: from)
-            }
-          }
+          Self.undo(edits, on: &old)
           assert(
             ListChange.between(&old, list, updated: updatedChildren) == change,
             "the change of the write's edits is not the change between the lists")
@@ -290,6 +280,25 @@ final class RelationshipObserver: ContextObserver {
     }
     if !change.isEmpty { handler(change) }
   }
+
+  #if DEBUG
+    /// Undoes the edits of one write on the identities of the list they made.
+    private static func undo(_ edits: EditsSinceDelivery, on list: inout [ObjectIdentifier]) {
+      let made: [ListEditRecord]
+      switch edits {
+      case .one(let edit): made = [edit]
+      case .two(let first, let second): made = [first, second]
+      case .none, .more: made = []
+      }
+      for edit in made.reversed() {
+        switch edit {
+        case .insert(_, let position): list.remove(at: position)
+        case .remove(let object, let position): list.insert(ObjectIdentifier(object), at: position)
+        case .move(let from, let to): list.moveElement(from: to, to: from)
+        }
+      }
+    }
+  #endif
 
   /// The indexes in `list` of the objects updated in this delivery.
   private func updatedChildren(of list: [ManagedObject], _ pending: DeliveredChanges) -> IndexSet {
