@@ -15,6 +15,18 @@ enum RevisedModel {
   }
 }
 
+/// A version of the workload's box without its detail: a store migrated to it names the
+/// properties after `detail` by numbers that are not their positions.
+enum TrimmedModel {
+  final class Box: ManagedObject {
+    @Attribute(.unique) var id = UUID()
+    @Attribute var title = ""
+    @Attribute var created = Date()
+    @Relationship(inverse: \Box.children) var parent: Box?
+    @Relationship(deleteRule: .cascade) var children: [Box]
+  }
+}
+
 /// The workload's box and its next version, as a plan with a custom stage that sets the new
 /// attribute of every box from the old one's title.
 enum BoxesV1: VersionedSchema {
@@ -52,6 +64,18 @@ extension Cases {
           let store = try StoreFileFixture(roots: roots)
           return { _ in
             store.keep(try ObjectContainer(for: Box.self, storeURL: store.url))
+          }
+        },
+        // The file's records in number order, with a hole where `detail` was: each object
+        // is read in that order and its values put in order of position.
+        MicroBenchmark(
+          "open: migrated binary store, a property removed, \(count) boxes (per box)",
+          batchOf: count
+        ) {
+          let store = try StoreFileFixture(roots: roots)
+          try ObjectContainer(for: TrimmedModel.Box.self, storeURL: store.url).close()
+          return { _ in
+            store.keep(try ObjectContainer(for: TrimmedModel.Box.self, storeURL: store.url))
           }
         },
         // A context made after two others (a model actor's per job, say): loaded from the

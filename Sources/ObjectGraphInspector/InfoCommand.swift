@@ -62,18 +62,28 @@ public struct InfoCommand: PathOnlyCommand {
             ? "the version only" : migration.changes.joined(separator: "; "))
           + "\n")
     }
+    // A migrated file's records name entities and properties by numbers that are not
+    // their positions: shown where they are.
+    let entityNumbers = schema.lastEntityNumber != nil
     for (index, entity) in schema.entities.enumerated() {
-      output.write("\n\(entity.name): \(plural(counts[index], "object"))\n")
+      let number = entityNumbers ? ", entity number \(entity.number ?? index + 1)" : ""
+      output.write("\n\(entity.name): \(plural(counts[index], "object"))\(number)\n")
       let width = (entity.properties.map(\.name.count).max() ?? 0) + 2
-      let attributes = entity.properties.filter { $0.attribute != nil }
-      let relationships = entity.properties.filter { $0.relationship != nil }
+      let propertyNumbers = entity.lastPropertyNumber != nil
+      let numbered = entity.properties.enumerated().map { position, property in
+        (property, propertyNumbers ? ", number \(property.number ?? position + 1)" : "")
+      }
+      let attributes = numbered.filter { $0.0.attribute != nil }
+      let relationships = numbered.filter { $0.0.relationship != nil }
       if !attributes.isEmpty { output.write("  attributes:\n") }
-      for property in attributes {
-        output.write("    \(padded(property.name, width))\(describe(property.attribute!))\n")
+      for (property, number) in attributes {
+        output.write(
+          "    \(padded(property.name, width))\(describe(property.attribute!))\(number)\n")
       }
       if !relationships.isEmpty { output.write("  relationships:\n") }
-      for property in relationships {
-        output.write("    \(padded(property.name, width))\(describe(property.relationship!))\n")
+      for (property, number) in relationships {
+        output.write(
+          "    \(padded(property.name, width))\(describe(property.relationship!))\(number)\n")
       }
     }
   }

@@ -18,6 +18,10 @@ func makeCorpus(in directory: URL) throws {
     options.synchronizesSaves = false
     // With room, the file is copied while open, before closing cuts the room off.
     options.reservedRoom = story.keepsRoom ? 1024 : 0
+    if story == .numbered {
+      // A migrated store's header: records name entities and properties by number.
+      try Data(try BinaryStoreHeader.encode(schema: try numberedFuzzSchema())).write(to: url)
+    }
     let store = BinaryStore(url: url, options: options, probe: nil)
     let container = try ObjectContainer(for: fuzzModels, store: store)
     try MainActor.assumeIsolated {
@@ -39,6 +43,24 @@ func makeCorpus(in directory: URL) throws {
   }
 }
 
+/// The fuzz models' schema numbered as a migration might leave it: entities in reverse
+/// order after a retired number, each entity's properties in reverse order with a retired
+/// number between each two (holes in every run).
+private func numberedFuzzSchema() throws -> Schema {
+  var (schema, _) = try ObjectContainer.schema(for: fuzzModels)
+  let entityCount = schema.entities.count
+  schema.lastEntityNumber = entityCount + 1
+  for entity in schema.entities.indices {
+    schema.entities[entity].number = entityCount + 1 - entity
+    let count = schema.entities[entity].properties.count
+    for property in 0..<count {
+      schema.entities[entity].properties[property].number = 2 * (count - property)
+    }
+    schema.entities[entity].lastPropertyNumber = 2 * count + 1
+  }
+  return schema
+}
+
 /// One seed store: what is saved into it.
 private enum CorpusStory: String, CaseIterable {
   case empty = "00-empty"
@@ -50,6 +72,7 @@ private enum CorpusStory: String, CaseIterable {
   case room = "06-with-room"
   case tornTail = "07-torn-tail"
   case everyValue = "08-every-value-kind"
+  case numbered = "09-numbered-after-a-migration"
 
   var keepsRoom: Bool { self == .room }
 
@@ -61,7 +84,7 @@ private enum CorpusStory: String, CaseIterable {
     switch self {
     case .empty, .firstSave:
       return
-    case .updates, .room, .tornTail:
+    case .updates, .room, .tornTail, .numbered:
       try update(root, records, in: context)
       try editLists(root, records, in: context)
     case .listEdits:

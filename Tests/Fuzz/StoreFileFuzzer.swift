@@ -218,8 +218,11 @@ private func decodeRaw(_ input: UnsafeRawBufferPointer) {
         + "torn tail: \(outcome.tornTail?.reason ?? "none")")
     if !defersStrings {
       // Re-encoding what was decoded must not trap either.
-      _ = try? RecordWriter.encodeSnapshot(
-        outcome.graph.sortedObjects, nextObjectNumber: outcome.graph.nextObjectNumber)
+      if let numbering = try? FileNumbering(header.schema) {
+        _ = try? RecordWriter.encodeSnapshot(
+          outcome.graph.sortedObjects, nextObjectNumber: outcome.graph.nextObjectNumber,
+          numbering: numbering)
+      }
     }
   }
 }

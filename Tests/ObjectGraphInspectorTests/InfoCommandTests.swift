@@ -77,6 +77,24 @@ enum CounterV2: VersionedSchema {
   }
 }
 
+/// `count` removed, `step` added: `label` keeps its number, 2, and `step` takes 3.
+enum CounterV3: VersionedSchema {
+  static let versionIdentifier = Schema.Version(3, 0, 0)
+  static var models: [ManagedObject.Type] { [Counter.self] }
+
+  final class Counter: ManagedObject {
+    @Attribute var label = "main"
+    @Attribute var step = 1
+  }
+}
+
+enum CounterPlanToV3: SchemaMigrationPlan {
+  static var schemas: [any VersionedSchema.Type] {
+    [CounterV1.self, CounterV2.self, CounterV3.self]
+  }
+  static var stages: [MigrationStage] { [] }
+}
+
 enum CounterPlan: SchemaMigrationPlan {
   static var schemas: [any VersionedSchema.Type] { [CounterV1.self, CounterV2.self] }
   static var stages: [MigrationStage] {
@@ -117,5 +135,25 @@ enum CounterPlan: SchemaMigrationPlan {
         $0.hasPrefix("Migrated:        unversioned to 2.1.0 on ")
           && $0.hasSuffix("entity Counter: property label is in the model but not stored")
       })
+  }
+
+  @Test func infoShowsTheNumbersAMigrationKept() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("counter.ogstore")
+    for (types, plan) in [
+      ([CounterV1.Counter.self], nil),
+      ([CounterV3.Counter.self], CounterPlanToV3.self),
+    ] as [([ManagedObject.Type], (any SchemaMigrationPlan.Type)?)] {
+      let container = try ObjectContainer(
+        for: types, migrationPlan: plan, store: BinaryStore(url: url))
+      let context = try container.newContext()
+      if plan == nil { context.insert(CounterV1.Counter()) }
+      try context.save()
+      container.close()
+    }
+    let lines = inspect("info", url.path).output.split(separator: "\n").map(String.init)
+    #expect(lines.contains("Format version:  3"))
+    #expect(lines.contains { $0.hasPrefix("    label") && $0.hasSuffix("string, number 2") })
+    #expect(lines.contains { $0.hasPrefix("    step") && $0.hasSuffix("int, number 3") })
   }
 }

@@ -111,10 +111,11 @@ import Testing
     let url = directory.file("boxes.ogstore")
     try twoSaves(at: url)
     var bytes = try contents(of: url)
-    bytes[8] = 3
+    bytes[8] = UInt8(BinaryFormat.currentVersion + 1)
     try write(bytes, to: url)
     expectProblem(
-      inspect("verify", url.path), code: .unsupportedFormat, offset: 8, "format version 3")
+      inspect("verify", url.path), code: .unsupportedFormat, offset: 8,
+      "format version \(BinaryFormat.currentVersion + 1)")
     let info = inspect("info", url.path)
     #expect(info.status == InspectorError.Code.unsupportedFormat.rawValue)
     #expect(info.errorLines.count == 1)
@@ -136,7 +137,7 @@ import Testing
       Changeset(
         updated: [
           ObjectUpdate(id: ObjectID(rawValue: objectNumber), entity: 0, changes: [change(schema)])
-        ], nextObjectNumber: 1))
+        ], nextObjectNumber: 1), numbering: try FileNumbering(schema))
     try (try contents(of: url) + record.bytes).write(to: url)
     return (url, directory, offset)
   }

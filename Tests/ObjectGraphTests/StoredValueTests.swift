@@ -66,7 +66,8 @@ final class Gauge: ManagedObject {
       // The bytes a store of another app (or a damaged one) could hold: written directly.
       let url = directory.file("gauges.store")
       let header = try BinaryStoreHeader.encode(schema: Self.schema)
-      let record = try RecordWriter.encodeSnapshot([gauge], nextObjectNumber: 2)
+      let record = try RecordWriter.encodeSnapshot(
+        [gauge], nextObjectNumber: 2, numbering: .positional)
       try writeFile(url, header + record.bytes)
       return try ObjectContainer(for: Gauge.self, storeURL: url)
     }
@@ -179,7 +180,8 @@ enum MeterV2 {
     let gauge = ObjectSnapshot(
       id: ObjectID(rawValue: 1), entity: 0, values: StoredValueTests.fitting)
     let header = try BinaryStoreHeader.encode(schema: unshaped)
-    let record = try RecordWriter.encodeSnapshot([gauge], nextObjectNumber: 2)
+    let record = try RecordWriter.encodeSnapshot(
+      [gauge], nextObjectNumber: 2, numbering: .positional)
     try writeFile(url, header + record.bytes)
     let container = try ObjectContainer(for: Gauge.self, storeURL: url)
     let loaded = try container.mainContext.fetch(FetchDescriptor<Gauge>())

@@ -78,7 +78,8 @@ struct StoreMigration {
         }
         throw failure
       }
-      var recorded = schema
+      // Numbered after the stored schema: what the migration keeps keeps its number.
+      var recorded = schema.numbered(after: stored, origins: migration.origins(from: stored))
       recorded.history =
         (stored.history ?? []) + [
           MigrationRecord(
@@ -91,6 +92,31 @@ struct StoreMigration {
         return contents
       }
     }
+  }
+
+  /// By entity of the last step's schema, the entity of `stored` (the first step's) whose
+  /// objects became its objects, and for each property the stored property whose values it
+  /// took, through every step; nil for what a step added.
+  func origins(from stored: Schema) -> [Schema.NumberOrigin?] {
+    var origins: [Schema.NumberOrigin?] = stored.entities.indices.map { entity in
+      Schema.NumberOrigin(
+        entity: entity, properties: stored.entities[entity].properties.indices.map { $0 })
+    }
+    for step in steps {
+      var next = [Schema.NumberOrigin?](
+        repeating: nil, count: step.migration.target.entities.count)
+      for (source, mapping) in step.migration.entities.enumerated() {
+        guard let mapping, let origin = origins[source] else { continue }
+        next[mapping.target] = Schema.NumberOrigin(
+          entity: origin.entity,
+          properties: mapping.sources.map { source in
+            guard case .stored(let property) = source else { return nil }
+            return origin.properties[property]
+          })
+      }
+      origins = next
+    }
+    return origins
   }
 
   /// Works out the steps from `stored` to `schema`.

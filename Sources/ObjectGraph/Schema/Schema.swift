@@ -16,6 +16,10 @@ public struct Schema: Hashable, Codable, Sendable {
   /// The migrations that brought the stored data to this schema, oldest first, as a store
   /// records them (nil in a schema made from models, and in a store never migrated).
   public var history: [MigrationRecord]?
+  /// The highest number a store file has given an entity of this schema, retired numbers
+  /// included (see ``EntityDescription/number``); nil when the entities are numbered by
+  /// position, the last being their count.
+  public var lastEntityNumber: Int?
 
   /// Creates a schema.
   public init(entities: [EntityDescription]) {
@@ -48,6 +52,7 @@ public struct Schema: Hashable, Codable, Sendable {
     var adjusted = self
     adjusted.version = stored.version
     adjusted.history = stored.history
+    adjusted.adoptNumbers(of: stored)
     for (entity, storedEntity) in zip(adjusted.entities.indices, stored.entities) {
       let properties = adjusted.entities[entity].properties
       guard properties.count == storedEntity.properties.count else { return false }
@@ -93,6 +98,16 @@ public struct EntityDescription: Hashable, Codable, Sendable {
   public var name: String
   /// The persistent properties, in declaration order.
   public var properties: [PropertyDescription]
+  /// The number the records of a store file name this entity by: given when the entity
+  /// first was stored, kept through every migration, never given to another entity once
+  /// this one is removed. Nil means the entity's position + 1 (a schema made from models,
+  /// and a store whose entities never moved). Stores other than the binary store may
+  /// ignore it.
+  public var number: Int?
+  /// The highest number a store file has given a property of this entity, retired numbers
+  /// included; nil when the properties are numbered by position, the last being their
+  /// count.
+  public var lastPropertyNumber: Int?
 
   /// Creates an entity description.
   public init(name: String, properties: [PropertyDescription]) {
@@ -121,6 +136,11 @@ public struct PropertyDescription: Hashable, Codable, Sendable {
   /// The property's name in an earlier version of the model (SwiftData's `originalName:`),
   /// if declared: recorded for migrations; two schemas that differ only here match.
   public var originalName: String?
+  /// The number the records of a store file name this property by: given when the
+  /// property first was stored, kept through renames and every migration, never given to
+  /// another property of the entity once this one is removed. Nil means the property's
+  /// position + 1. Two schemas that differ only in numbers match.
+  public var number: Int?
 
   /// Creates a property description.
   public init(name: String, kind: Kind) {

@@ -155,7 +155,8 @@ import Testing
       ]
       return item
     }
-    let record = try RecordWriter.encodeSnapshot(boxes, nextObjectNumber: 1_001)
+    let record = try RecordWriter.encodeSnapshot(
+      boxes, nextObjectNumber: 1_001, numbering: .positional)
     #expect(record.objectBytes / record.objectCount <= 36)
   }
 
@@ -171,9 +172,10 @@ import Testing
         ? ConformanceSchema.note(number, text: "Note number \(number)", item: number - 1)
         : ConformanceSchema.item(number, title: "Item number \(number)")
     }
-    let plain = try RecordWriter.encodeSnapshot(objects, nextObjectNumber: 600, inParts: false)
+    let plain = try RecordWriter.encodeSnapshot(
+      objects, nextObjectNumber: 600, numbering: .positional, inParts: false)
     let parted = try RecordWriter.encodeSnapshot(
-      objects, nextObjectNumber: 600, partCount: partCount)
+      objects, nextObjectNumber: 600, numbering: .positional, partCount: partCount)
     #expect(plain.bytes[BinaryFormat.frameHeaderSize] == BinaryFormat.RecordKind.snapshot.rawValue)
     #expect(
       parted.bytes[BinaryFormat.frameHeaderSize]
@@ -212,7 +214,8 @@ import Testing
   @Test(arguments: [false, true])
   func aSnapshotWithADamagedPartTableIsRefused(defersStrings: Bool) throws {
     let objects = (UInt64(1)...40).map { ConformanceSchema.item($0, title: "Item \($0)") }
-    let record = try RecordWriter.encodeSnapshot(objects, nextObjectNumber: 50, partCount: 2)
+    let record = try RecordWriter.encodeSnapshot(
+      objects, nextObjectNumber: 50, numbering: .positional, partCount: 2)
     let payload = Array(record.bytes[BinaryFormat.frameHeaderSize..<(record.bytes.count - 4)])
     // Take the payload apart: kind, next object number, table, parts.
     var reader = ByteReader(UnsafeRawBufferPointer(start: nil, count: 0), origin: 0)
@@ -295,7 +298,8 @@ import Testing
     let objects = titles.enumerated().map { number, title in
       ConformanceSchema.item(UInt64(number + 1), title: title)
     }
-    let record = try RecordWriter.encodeSnapshot(objects, nextObjectNumber: 1_000)
+    let record = try RecordWriter.encodeSnapshot(
+      objects, nextObjectNumber: 1_000, numbering: .positional)
     let decoded = try record.bytes.withUnsafeBytes { bytes in
       try RecordReader.decode(
         UnsafeRawBufferPointer(rebasing: bytes[BinaryFormat.frameHeaderSize..<(bytes.count - 4)]),

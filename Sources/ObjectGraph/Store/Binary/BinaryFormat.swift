@@ -1,6 +1,7 @@
-/// The constants of the binary store's file format, version 2.
+/// The constants of the binary store's file format, version 3.
 ///
-/// The layout is described byte by byte in `FORMAT.md`; every number here appears there.
+/// The layout is described byte by byte in the design notes (`DesignNotes.md`, "BinaryStore:
+/// the file format"); every number here appears there.
 /// All multi-byte integers are little-endian; `varint` is unsigned LEB128 (at most 10 bytes)
 /// and a signed varint is the zigzag encoding of an `Int64` written as a varint.
 enum BinaryFormat {
@@ -9,10 +10,19 @@ enum BinaryFormat {
   /// The high first byte and the line endings catch files mangled by text-mode transfers.
   static let magic: [UInt8] = [0x89, 0x4F, 0x47, 0x42, 0x53, 0x0D, 0x0A, 0x1A]
 
-  /// The format version this code writes and the newest it reads. Version 2 added the
-  /// snapshot in parts (record kind 3); a version 1 file is still read, and written to with
-  /// version 1 records.
-  static let currentVersion: UInt16 = 2
+  /// The newest format version this code reads and writes. Version 2 added the snapshot in
+  /// parts (record kind 3); version 3 numbers entities and properties in the header's schema
+  /// (``FileNumbering``). A version 1 file is still read, and written to with version 1
+  /// records; a file takes the oldest version that describes it (``version(for:)``).
+  static let currentVersion: UInt16 = 3
+
+  /// The format version of a new file (a creation, compaction or migration) with `schema`'s
+  /// header: 3 when the schema numbers an entity or property (a reader of version 2 would
+  /// take its records by position), else 2, so that a file never migrated stays readable
+  /// by the apps that wrote version 2.
+  static func version(for schema: Schema) -> UInt16 {
+    schema.hasNumbers ? 3 : 2
+  }
 
   /// The fewest objects in each part of a snapshot in parts (see
   /// ``RecordKind/snapshotInParts``).

@@ -31,8 +31,11 @@ public final class BinaryStore: MigratableStore {
 
   private struct OpenState {
     var file: StoreFile
+    /// The schema, with the numbers the file's header gives its entities and properties.
     var schema: Schema
     var header: BinaryStoreHeader
+    /// How the file's records name the schema's entities and properties.
+    let numbering: FileNumbering
     /// Which objects exist and what their relationships refer to: enough to check a changeset.
     /// Opening a file builds them on another core while its objects are loaded
     /// (``ObjectShapes/build(schema:gathered:sampledObjectBytes:sampledObjectCount:)``);
@@ -73,12 +76,13 @@ public final class BinaryStore: MigratableStore {
     }
 
     init(
-      file: StoreFile, schema: Schema, header: BinaryStoreHeader, shapes: InitialShapes,
-      openedContents: StoreContents?, recordsSinceCompaction: Int, directoryNeedsSync: Bool,
-      recovery: String?
+      file: StoreFile, schema: Schema, numbering: FileNumbering, header: BinaryStoreHeader,
+      shapes: InitialShapes, openedContents: StoreContents?, recordsSinceCompaction: Int,
+      directoryNeedsSync: Bool, recovery: String?
     ) {
       self.file = file
       self.schema = schema
+      self.numbering = numbering
       self.header = header
       switch shapes {
       case .built(let shapes): builtShapes = shapes
@@ -210,8 +214,8 @@ public final class BinaryStore: MigratableStore {
           isWholeGraph
           ? try RecordWriter.encodeSnapshot(
             inserted, nextObjectNumber: state.shapes.nextObjectNumber,
-            inParts: state.header.formatVersion >= 2)
-          : try RecordWriter.encode(changeset, inserted: inserted)
+            numbering: state.numbering, inParts: state.header.formatVersion >= 2)
+          : try RecordWriter.encode(changeset, inserted: inserted, numbering: state.numbering)
         try record.withBytes {
           try state.file.append(
             $0, synchronize: options.synchronizesSaves, reservingRoom: options.reservedRoom)
@@ -269,12 +273,12 @@ public final class BinaryStore: MigratableStore {
       let nextObjectNumber = max(state.shapes.nextObjectNumber, reserved)
       let header = try BinaryStoreHeader.encode(schema: state.schema)
       let record = try RecordWriter.encodeSnapshot(
-        [ObjectSnapshot](), nextObjectNumber: nextObjectNumber)
+        [ObjectSnapshot](), nextObjectNumber: nextObjectNumber, numbering: state.numbering)
       let installed = try compactor.installCompactedFile(header: header, snapshot: record.bytes)
       state.file.close()
       state.file = installed.file
       state.header.byteCount = header.count
-      state.header.formatVersion = Int(BinaryFormat.currentVersion)
+      state.header.formatVersion = Int(BinaryFormat.version(for: state.schema))
       state.shapes = ObjectShapes(
         schema: state.schema,
         contents: StoreContents(objects: [], nextObjectNumber: nextObjectNumber))
@@ -334,16 +338,17 @@ public final class BinaryStore: MigratableStore {
         // Taken out, so the migration holds the only reference to the values and moves them.
         let migrated = try migrate(old.openedContents.take()!)
         let header = try BinaryStoreHeader.encode(schema: schema)
+        let numbering = try checked { () throws(FormatError) in try FileNumbering(schema) }
         let record = try RecordWriter.encodeSnapshot(
-          migrated.packed, nextObjectNumber: migrated.nextObjectNumber)
+          migrated.packed, nextObjectNumber: migrated.nextObjectNumber, numbering: numbering)
         let installed = try compactor.installMigratedFile(header: header, snapshot: record.bytes)
         let shapes = ObjectShapes.build(
           schema: schema, gathered: ObjectShapes.Gathered(schema: schema, contents: migrated),
           sampledObjectBytes: record.objectBytes, sampledObjectCount: record.objectCount)
         var state = OpenState(
-          file: installed.file, schema: schema,
+          file: installed.file, schema: schema, numbering: numbering,
           header: BinaryStoreHeader(
-            formatVersion: Int(BinaryFormat.currentVersion), schema: schema,
+            formatVersion: Int(BinaryFormat.version(for: schema)), schema: schema,
             byteCount: header.count),
           shapes: .building(shapes), openedContents: migrated, recordsSinceCompaction: 1,
           directoryNeedsSync: false, recovery: old.recovery)
@@ -397,12 +402,15 @@ public final class BinaryStore: MigratableStore {
           throw error
         }
       }
+      // A new file numbers entities and properties by position.
+      var schema = schema
+      schema.removeNumbers()
       let header = try BinaryStoreHeader.encode(schema: schema)
       if let installed = try compactor.createStore(header: header) {
         return OpenState(
-          file: installed.file, schema: schema,
+          file: installed.file, schema: schema, numbering: try FileNumbering(schema),
           header: BinaryStoreHeader(
-            formatVersion: Int(BinaryFormat.currentVersion), schema: schema,
+            formatVersion: Int(BinaryFormat.version(for: schema)), schema: schema,
             byteCount: header.count),
           shapes: .built(ObjectShapes(schema: schema)), openedContents: nil,
           recordsSinceCompaction: 0, directoryNeedsSync: !installed.directorySynced,
@@ -433,8 +441,10 @@ public final class BinaryStore: MigratableStore {
       }
       schema.history = header.schema.history
       if schema.version == nil { schema.version = header.schema.version }
+      schema.adoptNumbers(of: header.schema)
       return (header, try self.replay(buffer, from: header.byteCount, schema: schema))
     }
+    let numbering = try checked { () throws(FormatError) in try FileNumbering(schema) }
     var recovery: String?
     if let tornTail = replay.tornTail {
       recovery =
@@ -448,7 +458,8 @@ public final class BinaryStore: MigratableStore {
     let contents = replay.graph.contents
     guard buildsShapes else {
       return OpenState(
-        file: file, schema: schema, header: header, shapes: .built(ObjectShapes(schema: schema)),
+        file: file, schema: schema, numbering: numbering, header: header,
+        shapes: .built(ObjectShapes(schema: schema)),
         openedContents: contents, recordsSinceCompaction: replay.records,
         directoryNeedsSync: true, recovery: recovery)
     }
@@ -466,7 +477,8 @@ public final class BinaryStore: MigratableStore {
       sampledObjectBytes: replay.graph.sampledObjectBytes,
       sampledObjectCount: replay.graph.sampledObjectCount)
     return OpenState(
-      file: file, schema: schema, header: header, shapes: .building(shapes),
+      file: file, schema: schema, numbering: numbering, header: header,
+      shapes: .building(shapes),
       openedContents: contents, recordsSinceCompaction: replay.records,
       directoryNeedsSync: true, recovery: recovery)
   }
@@ -512,7 +524,8 @@ public final class BinaryStore: MigratableStore {
     let header = try BinaryStoreHeader.encode(schema: state.schema)
     let graph = try replayFile(state).graph
     let record = try RecordWriter.encodeSnapshot(
-      graph.sortedObjects, nextObjectNumber: state.shapes.nextObjectNumber)
+      graph.sortedObjects, nextObjectNumber: state.shapes.nextObjectNumber,
+      numbering: state.numbering)
     let installed = try compactor.installCompactedFile(header: header, snapshot: record.bytes)
     state.file.close()
     state.file = installed.file
@@ -522,7 +535,7 @@ public final class BinaryStore: MigratableStore {
       state.refusal = "syncing the store's directory after compacting it failed"
     }
     state.header.byteCount = header.count
-    state.header.formatVersion = Int(BinaryFormat.currentVersion)
+    state.header.formatVersion = Int(BinaryFormat.version(for: state.schema))
     state.recordsSinceCompaction = 1
     state.shapes.resetObjectSizeSample(bytes: record.objectBytes, count: record.objectCount)
   }

@@ -57,7 +57,7 @@ public struct BinaryStoreHeader: Sendable, Hashable {
     let schemaBytes = try encodedSchema(schema)
     var writer = ByteWriter(capacity: BinaryFormat.headerPrefixSize + schemaBytes.count + 4)
     writer.write(BinaryFormat.magic)
-    withUnsafeBytes(of: BinaryFormat.currentVersion.littleEndian) { writer.write($0) }
+    withUnsafeBytes(of: BinaryFormat.version(for: schema).littleEndian) { writer.write($0) }
     withUnsafeBytes(of: UInt16(0).littleEndian) { writer.write($0) }  // flags
     writer.writeUInt32(UInt32(schemaBytes.count))
     writer.write(schemaBytes)
@@ -138,6 +138,7 @@ public struct BinaryStoreHeader: Sendable, Hashable {
           message: "the schema in the header does not decode")
       }
     }
+    _ = try FileNumbering(schema)  // its numbers are checked before any record is read
     return BinaryStoreHeader(
       formatVersion: Int(version), schema: schema, byteCount: reader.fileOffset)
   }

@@ -90,8 +90,12 @@ public final class BinaryStoreReader {
   ///   record size limit.
   /// - Complexity: O(*m*) in the number and size of the objects (they are encoded).
   public func compactedByteCount(of replay: BinaryStoreReplay) throws -> Int {
+    let numbering = try withReplayer { (replayer) throws(FormatError) in
+      try FileNumbering(replayer.schema)
+    }
     let record = try RecordWriter.encodeSnapshot(
-      replay.contents.packed, nextObjectNumber: replay.contents.nextObjectNumber)
+      replay.contents.packed, nextObjectNumber: replay.contents.nextObjectNumber,
+      numbering: numbering)
     return header.byteCount + record.bytes.count
   }
 

@@ -25,20 +25,31 @@ struct RecordReader {
   }
 
   private var reader: ByteReader
-  /// The number of properties of each entity of the schema.
-  private let valueCounts: [Int]
+  /// How the records name the schema's entities and properties.
+  private let numbering: FileNumbering
   private let strings = StringContext()
-  /// The previous deferred string of each property (when strings are deferred, their bytes
+  /// The previous deferred string of each run slot (when strings are deferred, their bytes
   /// are the context of the next prefix-shared string).
   private var deferredStrings = ValueContext<DeferredStrings.Span>()
   private var dateContext = ValueContext<Int64>()
   private var objectBytes = 0
   /// Every non-empty list and to-one reference decoded, with its owner and property.
   private var relations = ObjectShapes.Gathered.Relations()
+  /// The values of the object being read in number order, by run slot, until they are
+  /// added in order of position (an entity not numbered by position).
+  private var pending: [PendingValue] = []
 
-  private init(_ reader: ByteReader, valueCounts: [Int]) {
+  /// A value read in number order, not yet added.
+  private enum PendingValue {
+    case value(PersistentValue)
+    /// A string left as bytes: the count of bytes it shares with the slot's previous string,
+    /// then the rest (in the record's bytes).
+    case deferredString(shared: Int, suffix: UnsafeRawBufferPointer)
+  }
+
+  private init(_ reader: ByteReader, numbering: FileNumbering) {
     self.reader = reader
-    self.valueCounts = valueCounts
+    self.numbering = numbering
   }
 
   /// Decodes a record's payload (kind byte and body).
@@ -55,8 +66,17 @@ struct RecordReader {
   static func decode(
     _ payload: UnsafeRawBufferPointer, at offset: Int, schema: Schema, defersStrings: Bool = false
   ) throws(FormatError) -> Decoded {
-    var decoder = RecordReader(
-      ByteReader(payload, origin: offset), valueCounts: schema.entities.map(\.properties.count))
+    try decode(
+      payload, at: offset, numbering: try FileNumbering(schema), defersStrings: defersStrings)
+  }
+
+  /// Decodes a record's payload (kind byte and body) of a file whose schema is numbered by
+  /// `numbering`; see ``decode(_:at:schema:defersStrings:)``.
+  static func decode(
+    _ payload: UnsafeRawBufferPointer, at offset: Int, numbering: FileNumbering,
+    defersStrings: Bool = false
+  ) throws(FormatError) -> Decoded {
+    var decoder = RecordReader(ByteReader(payload, origin: offset), numbering: numbering)
     let kindOffset = decoder.reader.fileOffset
     let kindByte = try decoder.reader.readByte()
     let record: Record
@@ -98,12 +118,19 @@ struct RecordReader {
     for _ in 0..<updateCount {
       let id = ObjectID(rawValue: try reader.readDelta(from: previousID))
       previousID = id.rawValue
-      let entity = try reader.readInt()
+      let entityOffset = reader.fileOffset
+      let entitySlot = try reader.readInt()
+      guard let entity = numbering.entityPosition(slot: entitySlot) else {
+        throw FormatError(
+          offset: entityOffset,
+          message: "update of object \(id) names entity number \(entitySlot + 1), which no "
+            + "entity of the schema has")
+      }
       let changeCount = try reader.readCount(minimumElementSize: 2)
       var changes: [PropertyChange] = []
       changes.reserveCapacity(changeCount)
       for _ in 0..<changeCount {
-        changes.append(try readChange(owner: id))
+        changes.append(try readChange(entity: entity, owner: id))
       }
       updated.append(ObjectUpdate(id: id, entity: entity, changes: changes))
     }
@@ -151,7 +178,7 @@ struct RecordReader {
     }
     return try PackedObjects.filling(
       objectCapacity: objectTotal,
-      valueCapacity: min(byteTotal, objectTotal * (valueCounts.max() ?? 0)),
+      valueCapacity: min(byteTotal, objectTotal * numbering.largestPropertyCount),
       deferredStringBytes: defersStrings ? Self.deferredStringGuess(byteTotal) : nil
     ) { (objects: inout PackedObjects.Filler) throws(FormatError) in
       for (number, part) in parts.enumerated() {
@@ -159,7 +186,7 @@ struct RecordReader {
         let read = try Self.readPart(
           number, of: partCount, objectCount: part.objectCount,
           ByteReader(try reader.readBytes(part.byteCount), origin: origin),
-          valueCounts: valueCounts, into: &objects)
+          numbering: numbering, into: &objects)
         objectBytes += read.objectBytes
         relations += read.relations
       }
@@ -170,9 +197,9 @@ struct RecordReader {
   /// afresh) into `objects`; returns the bytes its objects took and their relationship values.
   private static func readPart(
     _ number: Int, of partCount: Int, objectCount: Int, _ bytes: ByteReader,
-    valueCounts: [Int], into objects: inout PackedObjects.Filler
+    numbering: FileNumbering, into objects: inout PackedObjects.Filler
   ) throws(FormatError) -> (objectBytes: Int, relations: ObjectShapes.Gathered.Relations) {
-    var decoder = RecordReader(bytes, valueCounts: valueCounts)
+    var decoder = RecordReader(bytes, numbering: numbering)
     try decoder.readObjects(count: objectCount, into: &objects)
     guard decoder.reader.isAtEnd else {
       throw decoder.reader.failure(
@@ -186,7 +213,7 @@ struct RecordReader {
   private mutating func readPartsInParallel(_ parts: [(objectCount: Int, byteCount: Int)])
     throws(FormatError) -> PackedObjects
   {
-    let valueCounts = valueCounts
+    let numbering = numbering
     var buffers: [(bytes: UnsafeRawBufferPointer, origin: Int)] = []
     for part in parts {
       let origin = reader.fileOffset
@@ -197,7 +224,7 @@ struct RecordReader {
     let capacities = parts.map { part in
       PackedObjects.PartCapacity(
         objects: part.objectCount,
-        values: min(part.byteCount, part.objectCount * (valueCounts.max() ?? 0)),
+        values: min(part.byteCount, part.objectCount * numbering.largestPropertyCount),
         deferredStringBytes: Self.deferredStringGuess(part.byteCount))
     }
     let objects = try objectBytes.withUnsafeMutableBufferPointer {
@@ -208,7 +235,7 @@ struct RecordReader {
           (objectBytes[number], relations[number]) = try Self.readPart(
             number, of: parts.count, objectCount: parts[number].objectCount,
             ByteReader(buffers[number].bytes, origin: buffers[number].origin),
-            valueCounts: valueCounts, into: &objects)
+            numbering: numbering, into: &objects)
         }
       }
     }
@@ -223,7 +250,8 @@ struct RecordReader {
     let count = try reader.readCount(minimumElementSize: 3)
     // Exact for one entity; never more than the payload could hold (a value takes a byte).
     return try PackedObjects.filling(
-      objectCapacity: count, valueCapacity: min(reader.remaining, count * (valueCounts.max() ?? 0)),
+      objectCapacity: count,
+      valueCapacity: min(reader.remaining, count * numbering.largestPropertyCount),
       deferredStringBytes: defersStrings ? Self.deferredStringGuess(reader.remaining) : nil
     ) { (objects: inout PackedObjects.Filler) throws(FormatError) in
       try readObjects(count: count, into: &objects)
@@ -244,33 +272,95 @@ struct RecordReader {
       let start = reader.fileOffset
       let id = ObjectID(rawValue: try reader.readDelta(from: previousID))
       previousID = id.rawValue
-      let entity = try reader.readInt()
+      let entitySlot = try reader.readInt()
       let valueCount = try reader.readCount()
-      guard valueCounts.indices.contains(entity), valueCounts[entity] == valueCount else {
+      guard let entity = numbering.entityPosition(slot: entitySlot),
+        numbering.entities[entity].runLength == valueCount
+      else {
         throw FormatError(
           offset: start,
-          message: "object \(id) of entity \(entity) has \(valueCount) values, which no entity "
-            + "of the schema has")
+          message: "object \(id) of entity number \(entitySlot + 1) has \(valueCount) values, "
+            + "which no entity of the schema has")
       }
-      guard objects.hasRoom(forValues: valueCount) else {
+      let layout = numbering.entities[entity]
+      guard objects.hasRoom(forValues: layout.propertyCount) else {
         throw FormatError(offset: start, message: "more objects or values than the record holds")
       }
       objects.beginObject(id: id, entity: entity)
-      for property in 0..<valueCount {
-        try readValue(property: property, owner: id, into: &objects)
+      if layout.isPositional {
+        for property in 0..<valueCount {
+          try readValue(slot: property, property: property, owner: id, into: &objects)
+        }
+      } else {
+        try readRun(of: layout, owner: id, into: &objects)
       }
       objectBytes += reader.fileOffset - start
     }
   }
 
-  private mutating func readChange(owner: ObjectID) throws(FormatError) -> PropertyChange {
-    let property = try reader.readInt()
+  /// Reads the values of an object of an entity not numbered by position: in number order
+  /// into ``pending``, then added in order of position, holes dropped.
+  private mutating func readRun(
+    of layout: FileNumbering.Entity, owner: ObjectID, into objects: inout PackedObjects.Filler
+  ) throws(FormatError) {
+    pending.removeAll(keepingCapacity: true)
+    for (slot, property) in layout.positionByRunSlot.enumerated() {
+      if property >= 0, objects.defersStrings, let tag = reader.peekByte(),
+        tag == BinaryFormat.ValueTag.string.rawValue
+          || tag == BinaryFormat.ValueTag.prefixedString.rawValue
+      {
+        _ = try reader.readByte()
+        var shared = 0
+        if tag == BinaryFormat.ValueTag.prefixedString.rawValue {
+          shared = try readSharedCount(previousCount: deferredStrings[slot]?.count ?? 0)
+        }
+        let suffix = try reader.readBytes(try reader.readCount())
+        pending.append(.deferredString(shared: shared, suffix: suffix))
+      } else {
+        // A hole's value is read for its context, and dropped.
+        pending.append(.value(try readValue(slot: slot, property: property, owner: owner)))
+      }
+    }
+    // Each value moved out, a null left in its place: no retain and release per value.
+    var run: [PendingValue] = []
+    swap(&run, &pending)
+    defer { swap(&run, &pending) }
+    run.withUnsafeMutableBufferPointer { run in
+      for slot in layout.runSlotByPosition {
+        let value = (run.baseAddress! + slot).move()
+        (run.baseAddress! + slot).initialize(to: .value(.null))
+        switch value {
+        case .value(let value):
+          objects.appendValue(value)
+        case .deferredString(let shared, let suffix):
+          deferredStrings[slot] = objects.appendDeferredString(
+            sharing: shared, of: deferredStrings[slot] ?? DeferredStrings.Span(), then: suffix)
+        }
+      }
+    }
+  }
+
+  /// Reads a change of an object of the entity at position `entity`.
+  private mutating func readChange(entity: Int, owner: ObjectID) throws(FormatError)
+    -> PropertyChange
+  {
+    let propertyOffset = reader.fileOffset
+    let slot = try reader.readInt()
+    let run = numbering.entities[entity].positionByRunSlot
+    guard run.indices.contains(slot), run[slot] >= 0 else {
+      throw FormatError(
+        offset: propertyOffset,
+        message: "change of object \(owner) names property number \(slot + 1), which entity "
+          + "number \(numbering.entitySlot(entity) + 1) does not have")
+    }
+    let property = run[slot]
     let kindOffset = reader.fileOffset
     let kindByte = try reader.readByte()
     switch BinaryFormat.ChangeKind(rawValue: kindByte) {
     case .set:
       return PropertyChange(
-        property: property, kind: .set(try readValue(property: property, owner: owner)))
+        property: property,
+        kind: .set(try readValue(slot: slot, property: property, owner: owner)))
     case .edit:
       let count = try reader.readCount(minimumElementSize: 2)
       var edits: [ListEdit] = []
@@ -302,22 +392,22 @@ struct RecordReader {
   /// defers strings, any other value decoded.
   @inline(__always)
   private mutating func readValue(
-    property: Int, owner: ObjectID, into objects: inout PackedObjects.Filler
+    slot: Int, property: Int, owner: ObjectID, into objects: inout PackedObjects.Filler
   ) throws(FormatError) {
     guard objects.defersStrings, let tag = reader.peekByte(),
       tag == BinaryFormat.ValueTag.string.rawValue
         || tag == BinaryFormat.ValueTag.prefixedString.rawValue
     else {
-      return objects.appendValue(try readValue(property: property, owner: owner))
+      return objects.appendValue(try readValue(slot: slot, property: property, owner: owner))
     }
     _ = try reader.readByte()
-    let previous = deferredStrings[property] ?? DeferredStrings.Span()
+    let previous = deferredStrings[slot] ?? DeferredStrings.Span()
     var shared = 0
     if tag == BinaryFormat.ValueTag.prefixedString.rawValue {
       shared = try readSharedCount(previousCount: previous.count)
     }
     let suffix = try reader.readBytes(try reader.readCount())
-    deferredStrings[property] = objects.appendDeferredString(
+    deferredStrings[slot] = objects.appendDeferredString(
       sharing: shared, of: previous, then: suffix)
   }
 
@@ -333,8 +423,10 @@ struct RecordReader {
     return shared
   }
 
-  private mutating func readValue(property: Int, owner: ObjectID) throws(FormatError)
-    -> PersistentValue
+  /// Reads a value of run slot `slot` (its string and date context), of the property at
+  /// position `property` (−1 for a hole, whose relationship values are not noted).
+  private mutating func readValue(slot: Int, property: Int, owner: ObjectID)
+    throws(FormatError) -> PersistentValue
   {
     typealias Tag = BinaryFormat.ValueTag
     let tagOffset = reader.fileOffset
@@ -353,16 +445,16 @@ struct RecordReader {
     case .integralDouble:
       return .double(Double(try reader.readSignedVarint()))
     case .string:
-      return .string(try readString(prefixed: false, property))
+      return .string(try readString(prefixed: false, slot))
     case .prefixedString:
-      return .string(try readString(prefixed: true, property))
+      return .string(try readString(prefixed: true, slot))
     case .date:
       return .date(
         Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.readUInt64())))
     case .dateDelta:
-      let previous = UInt64(bitPattern: dateContext[property] ?? 0)
+      let previous = UInt64(bitPattern: dateContext[slot] ?? 0)
       let seconds = Int64(bitPattern: try reader.readDelta(from: previous))
-      dateContext[property] = seconds
+      dateContext[slot] = seconds
       return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
     case .data:
       let bytes = try reader.readBytes(try reader.readCount())
@@ -376,6 +468,7 @@ struct RecordReader {
     case .reference:
       let target = ObjectID(rawValue: try reader.readDelta(from: owner.rawValue))
       // Noted while at hand: an opened store's shapes need every reference.
+      guard property >= 0 else { return .reference(target) }
       relations.toOnes.append(
         ObjectShapes.Gathered.Relations.ToOne(
           id: owner, property: Int32(truncatingIfNeeded: property), target: target))
@@ -391,6 +484,7 @@ struct RecordReader {
         ids.append(ObjectID(rawValue: previous))
       }
       // Shared with the value, not copied.
+      guard property >= 0 else { return .references(ids) }
       relations.lists.append(
         ObjectShapes.Gathered.Relations.List(
           id: owner, property: Int32(truncatingIfNeeded: property), targets: ids))
@@ -401,17 +495,17 @@ struct RecordReader {
   }
 
   /// Reads a string (its tag read already): whole, or `prefixed` by bytes it shares with the
-  /// property's previous string; it then becomes the property's previous one.
-  private mutating func readString(prefixed: Bool, _ property: Int) throws(FormatError)
+  /// run slot's previous string; it then becomes the slot's previous one.
+  private mutating func readString(prefixed: Bool, _ slot: Int) throws(FormatError)
     -> String
   {
     var shared = 0
-    let previous = strings.previous(property)
+    let previous = strings.previous(slot)
     if prefixed { shared = try readSharedCount(previousCount: previous.count) }
     let suffix = try reader.readBytes(try reader.readCount())
     let string = String(
       concatenating: UnsafeRawBufferPointer(rebasing: previous[..<shared]), suffix)
-    strings.remember(keepingPrefix: shared, then: suffix, for: property)
+    strings.remember(keepingPrefix: shared, then: suffix, for: slot)
     return string
   }
 

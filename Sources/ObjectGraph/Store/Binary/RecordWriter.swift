@@ -5,7 +5,7 @@ import Foundation
 /// A record is `[length: UInt32][CRC-32C of length: UInt32][payload][CRC-32C of payload:
 /// UInt32]`; the payload is the record kind's byte and its body. Values are encoded with
 /// per-property context: a string stores only what differs from the previous string of the
-/// same property index in the record, a whole-second date only its distance from the
+/// same property (run slot, see ``FileNumbering``) in the record, a whole-second date only its distance from the
 /// previous one, and references their distance from the owning object's id, so the seed
 /// workload's 101,100 boxes take about 40 bytes each.
 struct RecordWriter: ~Copyable {
@@ -36,39 +36,48 @@ struct RecordWriter: ~Copyable {
   }
 
   private var writer: ByteWriter
+  /// How the records name entities and properties (the file header's numbers).
+  private let numbering: FileNumbering
   private let strings = StringContext()
   private var dateContext = ValueContext<Int64>()
   private var objectBytes = 0
   private var objectCount = 0
+  /// The deferred strings of the object being written in number order, by position.
+  private var objectStrings: [StoredString?] = []
 
-  private init(kind: BinaryFormat.RecordKind, capacity: Int) {
+  private init(kind: BinaryFormat.RecordKind, capacity: Int, numbering: FileNumbering) {
     writer = ByteWriter(capacity: capacity)
+    self.numbering = numbering
     writer.writeUInt32(0)  // length, patched by `finish`
     writer.writeUInt32(0)  // length checksum, patched by `finish`
     writer.write(kind.rawValue)
   }
 
   /// A writer of one part of a snapshot in parts: no framing, fresh value context.
-  private init(partCapacity: Int) {
+  private init(partCapacity: Int, numbering: FileNumbering) {
     writer = ByteWriter(capacity: partCapacity)
+    self.numbering = numbering
   }
 
-  /// The framed record of one save.
+  /// The framed record of one save, in a file whose schema is numbered by `numbering`.
   ///
   /// - Complexity: O(*k*) in the size of the changeset.
-  static func encode(_ changeset: Changeset) throws -> Record {
-    try encode(changeset, inserted: changeset.insertedPacked)
+  static func encode(_ changeset: Changeset, numbering: FileNumbering) throws -> Record {
+    try encode(changeset, inserted: changeset.insertedPacked, numbering: numbering)
   }
 
   /// The framed record of one save, whose inserted objects are `inserted` (the
-  /// changeset's ``Changeset/insertedPacked``, read once by the caller).
+  /// changeset's ``Changeset/insertedPacked``, read once by the caller), in a file whose
+  /// schema is numbered by `numbering`.
   ///
   /// - Throws: ``ObjectGraphError`` with code ``ObjectGraphError/Code/invalidValue`` when
   ///   the record would exceed the format's 4 GiB record limit.
   /// - Complexity: O(*k*) in the size of the changeset.
-  static func encode(_ changeset: Changeset, inserted: PackedObjects) throws -> Record {
+  static func encode(
+    _ changeset: Changeset, inserted: PackedObjects, numbering: FileNumbering
+  ) throws -> Record {
     var record = RecordWriter(
-      kind: .changeset, capacity: 64 + inserted.count * 48)
+      kind: .changeset, capacity: 64 + inserted.count * 48, numbering: numbering)
     record.writer.writeVarint(changeset.nextObjectNumber)
     record.writeObjects(inserted)
     record.writer.writeVarint(UInt64(changeset.updated.count))
@@ -76,10 +85,12 @@ struct RecordWriter: ~Copyable {
     for update in changeset.updated {
       record.writer.writeDelta(update.id.rawValue, from: previousID)
       previousID = update.id.rawValue
-      record.writer.writeInt(update.entity)
+      record.writer.writeInt(numbering.entitySlot(update.entity))
       record.writer.writeVarint(UInt64(update.changes.count))
       for change in update.changes {
-        record.writeChange(change, owner: update.id)
+        record.writeChange(
+          change, slot: numbering.propertySlot(change.property, of: update.entity),
+          owner: update.id)
       }
     }
     record.writer.writeVarint(UInt64(changeset.deleted.count))
@@ -98,12 +109,12 @@ struct RecordWriter: ~Copyable {
   ///   the record would exceed the format's 4 GiB record limit.
   /// - Complexity: O(*n*) in the number of objects and values.
   static func encodeSnapshot(
-    _ objects: [ObjectSnapshot], nextObjectNumber: UInt64, inParts: Bool = true,
-    partCount: Int? = nil
+    _ objects: [ObjectSnapshot], nextObjectNumber: UInt64, numbering: FileNumbering,
+    inParts: Bool = true, partCount: Int? = nil
   ) throws -> Record {
     try encodeSnapshot(
-      PackedObjects(objects), nextObjectNumber: nextObjectNumber, inParts: inParts,
-      partCount: partCount)
+      PackedObjects(objects), nextObjectNumber: nextObjectNumber, numbering: numbering,
+      inParts: inParts, partCount: partCount)
   }
 
   /// The framed record of a whole graph, from packed objects.
@@ -116,11 +127,12 @@ struct RecordWriter: ~Copyable {
   ///     parts as they are free (one per core left a reader's main thread waiting for a
   ///     worker that was slower to start).
   static func encodeSnapshot(
-    _ objects: PackedObjects, nextObjectNumber: UInt64, inParts: Bool = true,
-    partCount: Int? = nil
+    _ objects: PackedObjects, nextObjectNumber: UInt64, numbering: FileNumbering,
+    inParts: Bool = true, partCount: Int? = nil
   ) throws -> Record {
     guard inParts else {
-      var record = RecordWriter(kind: .snapshot, capacity: 64 + objects.count * 48)
+      var record = RecordWriter(
+        kind: .snapshot, capacity: 64 + objects.count * 48, numbering: numbering)
       record.writer.writeVarint(nextObjectNumber)
       record.writeObjects(objects)
       return try record.finish()
@@ -136,14 +148,16 @@ struct RecordWriter: ~Copyable {
     parts.withUnsafeMutableBufferPointer { parts in
       Parallel.forEach(partCount) { part in
         let positions = bounds[part]..<bounds[part + 1]
-        var encoder = RecordWriter(partCapacity: 64 + positions.count * 48)
+        var encoder = RecordWriter(
+          partCapacity: 64 + positions.count * 48, numbering: numbering)
         encoder.writeObjectRun(objects, in: positions)
         parts[part] = EncodedPart(
           bytes: encoder.writer.bytes, objectCount: encoder.objectCount,
           objectBytes: encoder.objectBytes)
       }
     }
-    var record = RecordWriter(kind: .snapshotInParts, capacity: 64 + objects.count * 48)
+    var record = RecordWriter(
+      kind: .snapshotInParts, capacity: 64 + objects.count * 48, numbering: numbering)
     record.writer.writeVarint(nextObjectNumber)
     record.writer.writeVarint(UInt64(partCount))
     for part in parts {
@@ -197,13 +211,34 @@ struct RecordWriter: ~Copyable {
         let start = writer.count
         writer.writeDelta(id.rawValue, from: previousID)
         previousID = id.rawValue
-        writer.writeInt(Int(packed.entities[position]))
-        writer.writeVarint(UInt64(range.count))
-        for (property, index) in range.enumerated() {
-          if case .null = values[index], let string = strings.string(at: index) {
-            string.withBytes { writeString(bytes: $0, property: property) }
-          } else {
-            writeValue(values[index], property: property, owner: id)
+        let entity = Int(packed.entities[position])
+        writer.writeInt(numbering.entitySlot(entity))
+        if numbering.isPositional || numbering.entities[entity].isPositional {
+          writer.writeVarint(UInt64(range.count))
+          for (slot, index) in range.enumerated() {
+            writeValue(at: index, of: values, strings: &strings, slot: slot, owner: id)
+          }
+        } else {
+          // In number order, a retired number's slot null; the cursor reads the deferred
+          // strings in order of position first.
+          objectStrings.removeAll(keepingCapacity: true)
+          for index in range {
+            if case .null = values[index] {
+              objectStrings.append(strings.string(at: index))
+            } else {
+              objectStrings.append(nil)
+            }
+          }
+          let run = numbering.entities[entity].positionByRunSlot
+          writer.writeVarint(UInt64(run.count))
+          for (slot, property) in run.enumerated() {
+            if property < 0 {
+              writer.write(BinaryFormat.ValueTag.null.rawValue)
+            } else if let string = objectStrings[property] {
+              string.withBytes { writeString(bytes: $0, slot: slot) }
+            } else {
+              writeValue(values[range.lowerBound + property], slot: slot, owner: id)
+            }
           }
         }
         objectBytes += writer.count - start
@@ -212,12 +247,27 @@ struct RecordWriter: ~Copyable {
     }
   }
 
-  private mutating func writeChange(_ change: PropertyChange, owner: ObjectID) {
-    writer.writeInt(change.property)
+  /// Writes the value at `index` of `values` in run slot `slot`: a string left as bytes
+  /// (a `.null` with a deferred string) from its bytes.
+  @inline(__always)
+  private mutating func writeValue(
+    at index: Int, of values: UnsafeBufferPointer<PersistentValue>,
+    strings: inout DeferredStrings.Cursor, slot: Int, owner: ObjectID
+  ) {
+    if case .null = values[index], let string = strings.string(at: index) {
+      string.withBytes { writeString(bytes: $0, slot: slot) }
+    } else {
+      writeValue(values[index], slot: slot, owner: owner)
+    }
+  }
+
+  /// Writes a change of the property a record names by `slot`.
+  private mutating func writeChange(_ change: PropertyChange, slot: Int, owner: ObjectID) {
+    writer.writeInt(slot)
     switch change.kind {
     case .set(let value):
       writer.write(BinaryFormat.ChangeKind.set.rawValue)
-      writeValue(value, property: change.property, owner: owner)
+      writeValue(value, slot: slot, owner: owner)
     case .edit(let edits):
       writer.write(BinaryFormat.ChangeKind.edit.rawValue)
       writer.writeVarint(UInt64(edits.count))
@@ -239,7 +289,8 @@ struct RecordWriter: ~Copyable {
     }
   }
 
-  private mutating func writeValue(_ value: PersistentValue, property: Int, owner: ObjectID) {
+  /// Writes `value`, with the string and date context of run slot `slot`.
+  private mutating func writeValue(_ value: PersistentValue, slot: Int, owner: ObjectID) {
     typealias Tag = BinaryFormat.ValueTag
     switch value {
     case .null:
@@ -258,14 +309,14 @@ struct RecordWriter: ~Copyable {
         writer.writeUInt64(number.bitPattern)
       }
     case .string(let string):
-      writeString(string, property: property)
+      writeString(string, slot: slot)
     case .date(let date):
       let seconds = date.timeIntervalSinceReferenceDate
       if let whole = Self.wholeNumber(seconds) {
         writer.write(Tag.dateDelta.rawValue)
         writer.writeDelta(
-          UInt64(bitPattern: whole), from: UInt64(bitPattern: dateContext[property] ?? 0))
-        dateContext[property] = whole
+          UInt64(bitPattern: whole), from: UInt64(bitPattern: dateContext[slot] ?? 0))
+        dateContext[slot] = whole
       } else {
         writer.write(Tag.date.rawValue)
         writer.writeUInt64(seconds.bitPattern)
@@ -294,21 +345,21 @@ struct RecordWriter: ~Copyable {
     }
   }
 
-  private mutating func writeString(_ string: String, property: Int) {
+  private mutating func writeString(_ string: String, slot: Int) {
     // Native strings (every string Swift makes) are contiguous UTF-8: no copy.
     if string.utf8.withContiguousStorageIfAvailable({
-      writeString(bytes: UnsafeRawBufferPointer($0), property: property)
+      writeString(bytes: UnsafeRawBufferPointer($0), slot: slot)
     }) == nil {
       var contiguous = string
       contiguous.makeContiguousUTF8()
       contiguous.utf8.withContiguousStorageIfAvailable {
-        writeString(bytes: UnsafeRawBufferPointer($0), property: property)
+        writeString(bytes: UnsafeRawBufferPointer($0), slot: slot)
       }
     }
   }
 
-  private mutating func writeString(bytes: UnsafeRawBufferPointer, property: Int) {
-    let shared = Self.sharedPrefixCount(strings.previous(property), bytes)
+  private mutating func writeString(bytes: UnsafeRawBufferPointer, slot: Int) {
+    let shared = Self.sharedPrefixCount(strings.previous(slot), bytes)
     let suffix = UnsafeRawBufferPointer(rebasing: bytes[shared...])
     if shared >= BinaryFormat.minimumSharedPrefix {
       writer.write(BinaryFormat.ValueTag.prefixedString.rawValue)
@@ -321,7 +372,7 @@ struct RecordWriter: ~Copyable {
       writer.write(bytes)
     }
     // The shared prefix is the remembered string's already: only the rest is copied.
-    strings.remember(keepingPrefix: shared, then: suffix, for: property)
+    strings.remember(keepingPrefix: shared, then: suffix, for: slot)
   }
 
   private mutating func writeURL(_ url: URL) {

@@ -66,6 +66,7 @@ struct StoreReplayer {
     _ body: (RecordScanner.Frame, RecordReader.Decoded) throws(FormatError) -> Void
   ) throws(FormatError) -> Ending {
     let scanner = RecordScanner(file: file)
+    let numbering = try FileNumbering(schema)
     var offset = start
     while true {
       switch try scanner.step(at: offset) {
@@ -78,7 +79,8 @@ struct StoreReplayer {
         try body(
           frame,
           try RecordReader.decode(
-            payload, at: frame.payload.lowerBound, schema: schema, defersStrings: defersStrings))
+            payload, at: frame.payload.lowerBound, numbering: numbering,
+            defersStrings: defersStrings))
         offset = frame.end
       }
     }
