@@ -274,7 +274,7 @@ public final class BinaryStore: MigratableStore {
       let header = try BinaryStoreHeader.encode(schema: state.schema)
       let record = try RecordWriter.encodeSnapshot(
         [ObjectSnapshot](), nextObjectNumber: nextObjectNumber, numbering: state.numbering)
-      let installed = try compactor.installCompactedFile(header: header, snapshot: record.bytes)
+      let installed = try compactor.installCompactedFile(header: header, snapshot: record)
       state.file.close()
       state.file = installed.file
       state.header.byteCount = header.count
@@ -341,7 +341,7 @@ public final class BinaryStore: MigratableStore {
         let numbering = try checked { () throws(FormatError) in try FileNumbering(schema) }
         let record = try RecordWriter.encodeSnapshot(
           migrated.packed, nextObjectNumber: migrated.nextObjectNumber, numbering: numbering)
-        let installed = try compactor.installMigratedFile(header: header, snapshot: record.bytes)
+        let installed = try compactor.installMigratedFile(header: header, snapshot: record)
         let shapes = ObjectShapes.build(
           schema: schema, gathered: ObjectShapes.Gathered(schema: schema, contents: migrated),
           sampledObjectBytes: record.objectBytes, sampledObjectCount: record.objectCount)
@@ -526,7 +526,7 @@ public final class BinaryStore: MigratableStore {
     let record = try RecordWriter.encodeSnapshot(
       graph.sortedObjects, nextObjectNumber: state.shapes.nextObjectNumber,
       numbering: state.numbering)
-    let installed = try compactor.installCompactedFile(header: header, snapshot: record.bytes)
+    let installed = try compactor.installCompactedFile(header: header, snapshot: record)
     state.file.close()
     state.file = installed.file
     if !installed.directorySynced {

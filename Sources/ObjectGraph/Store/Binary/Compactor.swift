@@ -45,7 +45,7 @@ struct Compactor {
       temporary.close()
       return nil
     }
-    return try install(temporary, contents: [header])
+    return try header.withUnsafeBytes { try install(temporary, contents: [$0]) }
   }
 
   /// Writes `header` and `snapshot` as a new file and renames it over the store.
@@ -53,8 +53,13 @@ struct Compactor {
   /// - Throws: ``ObjectGraphError`` naming the file when a step before the rename fails; the
   ///   old file is then untouched and the temporary file removed.
   /// - Complexity: O(*n*) in the size of the new file.
-  func installCompactedFile(header: [UInt8], snapshot: [UInt8]) throws -> Installed {
-    try install(try openTemporaryFile(), contents: [header, snapshot])
+  func installCompactedFile(header: [UInt8], snapshot: borrowing RecordWriter.Record) throws
+    -> Installed
+  {
+    let temporary = try openTemporaryFile()
+    return try header.withUnsafeBytes { header in
+      try snapshot.withBytes { try install(temporary, contents: [header, $0]) }
+    }
   }
 
   /// Writes `header` and `snapshot` as a new file and renames it over the store, as
@@ -67,11 +72,18 @@ struct Compactor {
   /// - Throws: ``ObjectGraphError`` naming the file when a step before the rename fails; the
   ///   old file is then untouched (perhaps also named by the backup) and the temporary file
   ///   removed.
-  func installMigratedFile(header: [UInt8], snapshot: [UInt8]) throws -> Installed {
-    try install(try openTemporaryFile(), contents: [header, snapshot]) {
-      StoreFile.remove(backupURL, probe: probe)
-      try StoreFile.link(url, as: backupURL, probe: probe)
-      try StoreFile.synchronizeDirectory(of: url, probe: probe)
+  func installMigratedFile(header: [UInt8], snapshot: borrowing RecordWriter.Record) throws
+    -> Installed
+  {
+    let temporary = try openTemporaryFile()
+    return try header.withUnsafeBytes { header in
+      try snapshot.withBytes { snapshot in
+        try install(temporary, contents: [header, snapshot]) {
+          StoreFile.remove(backupURL, probe: probe)
+          try StoreFile.link(url, as: backupURL, probe: probe)
+          try StoreFile.synchronizeDirectory(of: url, probe: probe)
+        }
+      }
     }
   }
 
@@ -113,7 +125,8 @@ struct Compactor {
   }
 
   private func install(
-    _ temporary: StoreFile, contents: [[UInt8]], beforeRename: () throws -> Void = {}
+    _ temporary: StoreFile, contents: [UnsafeRawBufferPointer],
+    beforeRename: () throws -> Void = {}
   ) throws -> Installed {
     do {
       try temporary.truncate(to: 0)

@@ -151,9 +151,9 @@ struct RecordWriter: ~Copyable {
         var encoder = RecordWriter(
           partCapacity: 64 + positions.count * 48, numbering: numbering)
         encoder.writeObjectRun(objects, in: positions)
+        let (objectCount, objectBytes) = (encoder.objectCount, encoder.objectBytes)
         parts[part] = EncodedPart(
-          bytes: encoder.writer.bytes, objectCount: encoder.objectCount,
-          objectBytes: encoder.objectBytes)
+          writer: encoder.writer, objectCount: objectCount, objectBytes: objectBytes)
       }
     }
     var record = RecordWriter(
@@ -162,21 +162,29 @@ struct RecordWriter: ~Copyable {
     record.writer.writeVarint(UInt64(partCount))
     for part in parts {
       record.writer.writeVarint(UInt64(part!.objectCount))
-      record.writer.writeVarint(UInt64(part!.bytes.count))
+      record.writer.writeVarint(UInt64(part!.writer.count))
     }
     for part in parts {
-      record.writer.write(part!.bytes)
+      part!.writer.withBytes { record.writer.write($0) }
       record.objectBytes += part!.objectBytes
       record.objectCount += part!.objectCount
     }
     return try record.finish()
   }
 
-  /// One part of a snapshot in parts, encoded.
-  private struct EncodedPart {
-    var bytes: [UInt8]
-    var objectCount: Int
-    var objectBytes: Int
+  /// One part of a snapshot in parts, encoded: its bytes stay in the buffer that it was
+  /// written to until they are copied into the record (copied out first, into an array of
+  /// their own, they cost a fresh 3.6 MB and its page faults in a save of 101,100 boxes).
+  private final class EncodedPart {
+    let writer: ByteWriter
+    let objectCount: Int
+    let objectBytes: Int
+
+    init(writer: consuming ByteWriter, objectCount: Int, objectBytes: Int) {
+      self.writer = writer
+      self.objectCount = objectCount
+      self.objectBytes = objectBytes
+    }
   }
 
   private consuming func finish() throws -> Record {
