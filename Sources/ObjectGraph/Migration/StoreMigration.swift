@@ -79,18 +79,41 @@ struct StoreMigration {
         throw failure
       }
       // Numbered after the stored schema: what the migration keeps keeps its number.
-      var recorded = schema.numbered(after: stored, origins: migration.origins(from: stored))
+      let binary = store as? BinaryStore
+      let keepsRecords = binary != nil && migration.keepsStoredValues
+      var recorded = schema.numbered(
+        after: stored, origins: migration.origins(from: stored), keepingRecords: keepsRecords)
       recorded.history =
         (stored.history ?? []) + [
           MigrationRecord(
             fromVersion: stored.version, toVersion: schema.version, date: Date(),
             changes: SchemaDifference(stored: stored, requested: schema).changes)
         ]
-      try store.migrate(from: stored, to: recorded) { (contents: consuming StoreContents) in
+      let apply = { (contents: consuming StoreContents) throws -> StoreContents in
         var contents = consume contents  // the only reference: the values move, not copied
         for step in migration.steps { contents = try step.apply(to: consume contents) }
         return contents
       }
+      if let binary, keepsRecords {
+        try binary.migrate(from: stored, to: recorded, keepingRecords: true, apply)
+      } else {
+        try store.migrate(from: stored, to: recorded, apply)
+      }
+    }
+  }
+
+  /// Whether the migration keeps every stored value as it is and only adds properties that
+  /// start with one value for every object: no stage's code, no entity removed, no stored
+  /// `nil` replaced by a default, no stored property feeding two. The stored records, read
+  /// with the migrated schema's numbers (new properties taking their starting value as
+  /// absent), then hold the migrated contents, and a file store keeps them.
+  var keepsStoredValues: Bool {
+    steps.allSatisfy { step in
+      step.stage == nil
+        && step.migration.entities.allSatisfy { mapping in
+          guard let mapping else { return false }
+          return mapping.fallbacks.isEmpty && mapping.movesValues
+        }
     }
   }
 
@@ -112,6 +135,12 @@ struct StoreMigration {
           properties: mapping.sources.map { source in
             guard case .stored(let property) = source else { return nil }
             return origin.properties[property]
+          },
+          values: mapping.sources.map { source in
+            switch source {
+            case .stored(let property): origin.values[property]
+            case .value(let value): value
+            }
           })
       }
       origins = next

@@ -14,6 +14,7 @@ extension Schema {
         entities[entity].properties.indices, storedEntity.properties)
       {
         entities[entity].properties[property].number = storedProperty.number
+        entities[entity].properties[property].absentValue = storedProperty.absentValue
       }
     }
   }
@@ -23,7 +24,7 @@ extension Schema {
     lastEntityNumber != nil
       || entities.contains { entity in
         entity.number != nil || entity.lastPropertyNumber != nil
-          || entity.properties.contains { $0.number != nil }
+          || entity.properties.contains { $0.number != nil || $0.absentValue != nil }
       }
   }
 
@@ -35,6 +36,7 @@ extension Schema {
       entities[entity].lastPropertyNumber = nil
       for property in entities[entity].properties.indices {
         entities[entity].properties[property].number = nil
+        entities[entity].properties[property].absentValue = nil
       }
     }
   }
@@ -46,15 +48,28 @@ extension Schema {
     var entity: Int
     /// By property position, the stored property's position, or nil for a new property.
     var properties: [Int?]
+    /// By property position, the value every object of a new property starts with, if the
+    /// migration gives one.
+    var values: [PersistentValue?]
+
+    init(entity: Int, properties: [Int?], values: [PersistentValue?]? = nil) {
+      self.entity = entity
+      self.properties = properties
+      self.values = values ?? properties.map { _ in nil }
+    }
   }
 
   /// This schema (a migration's target) numbered after `stored`: an entity or property
   /// that came from a stored one (`origins`, by entity position, nil for a new entity)
   /// keeps its number, and a new one takes the next number never given; numbers that are
-  /// positions are left out (nil).
+  /// positions are left out (nil). With `keepingRecords` (the stored records stay in the
+  /// file), each new property records the value of its origin as its
+  /// ``PropertyDescription/absentValue``, and each kept one keeps its stored one.
   ///
   /// - Complexity: O(*p*) in the number of properties of both schemas.
-  func numbered(after stored: Schema, origins: [NumberOrigin?]) -> Schema {
+  func numbered(
+    after stored: Schema, origins: [NumberOrigin?], keepingRecords: Bool = false
+  ) -> Schema {
     var result = self
     result.removeNumbers()
     var lastEntity = stored.lastEntityNumber ?? stored.entities.count
@@ -71,6 +86,9 @@ extension Schema {
           // A stored property that feeds two new ones gives its number to the first.
           let number = storedEntity.properties[source].number ?? source + 1
           if taken.insert(number).inserted { entity.properties[property].number = number }
+          if keepingRecords {
+            entity.properties[property].absentValue = storedEntity.properties[source].absentValue
+          }
         }
       } else {
         lastEntity += 1
@@ -79,6 +97,9 @@ extension Schema {
       for property in entity.properties.indices where entity.properties[property].number == nil {
         lastProperty += 1
         entity.properties[property].number = lastProperty
+        if keepingRecords, let value = origin?.values[property] {
+          entity.properties[property].absentValue = RecordWriter.encodedValue(value)
+        }
       }
       entity.lastPropertyNumber = lastProperty
       result.entities[position] = entity

@@ -141,6 +141,11 @@ public struct PropertyDescription: Hashable, Codable, Sendable {
   /// another property of the entity once this one is removed. Nil means the property's
   /// position + 1. Two schemas that differ only in numbers match.
   public var number: Int?
+  /// The value of the property in a record written before the property was added, encoded
+  /// as the binary store encodes one value: given by a migration that kept the store's
+  /// records and added the property (nil: every record has the property). Stores other
+  /// than the binary store may ignore it; two schemas that differ only here match.
+  public var absentValue: [UInt8]?
 
   /// Creates a property description.
   public init(name: String, kind: Kind) {

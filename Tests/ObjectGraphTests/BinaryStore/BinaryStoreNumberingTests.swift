@@ -223,6 +223,90 @@ import Testing
     #expect(names == (0..<30).map { "book \($0)" })
   }
 
+  /// An entity of string attributes named `names`, numbered `numbers`, up to `last`.
+  private static func notes(
+    _ names: [String], numbers: [Int], last: Int, absent: [String: PersistentValue] = [:]
+  ) -> Schema {
+    var properties = names.map { name in
+      PropertyDescription(
+        name: name,
+        kind: .attribute(
+          AttributeDescription(type: .string, isOptional: true, isUnique: false, isIndexed: false)
+        ))
+    }
+    for index in properties.indices {
+      properties[index].number = numbers[index]
+      properties[index].absentValue = absent[names[index]].map(RecordWriter.encodedValue)
+    }
+    var entity = EntityDescription(name: "Note", properties: properties)
+    entity.lastPropertyNumber = last
+    return Schema(entities: [entity])
+  }
+
+  @Test func recordsOfAnEarlierNumberingReadWithAbsentValuesAndHoles() throws {
+    let old = try FileNumbering(Self.notes(["a", "b", "c"], numbers: [1, 2, 3], last: 3))
+    let objects = (1...4).map { number in
+      ObjectSnapshot(
+        id: ObjectID(rawValue: UInt64(number)), entity: 0,
+        values: [.string("a\(number)"), .string("b\(number)"), .string("c\(number)")])
+    }
+    let snapshot = try RecordWriter.encodeSnapshot(
+      objects, nextObjectNumber: 10, numbering: old, inParts: false)
+    let update = try RecordWriter.encode(
+      Changeset(
+        updated: [
+          ObjectUpdate(
+            id: ObjectID(rawValue: 2), entity: 0,
+            changes: [
+              PropertyChange(property: 1, kind: .set(.string("b changed"))),
+              PropertyChange(property: 2, kind: .set(.string("c changed"))),
+            ])
+        ], nextObjectNumber: 10), numbering: old)
+    // b removed, d added (absent: "none"), c moved before a: the old runs are shorter.
+    let added = try FileNumbering(
+      Self.notes(["c", "a", "d"], numbers: [3, 1, 4], last: 4, absent: ["d": .string("none")]))
+    // b and c removed: the old runs are longer than the entity's.
+    let trimmed = try FileNumbering(Self.notes(["a"], numbers: [1], last: 3))
+    for defersStrings in [false, true] {
+      guard
+        case .snapshot(let packed, _) = try Self.decode(
+          snapshot.bytes, numbering: added, defersStrings
+        ).record
+      else {
+        Issue.record("not a snapshot")
+        return
+      }
+      #expect(
+        packed.snapshots.map(\.values)
+          == (1...4).map { [.string("c\($0)"), .string("a\($0)"), .string("none")] })
+      guard
+        case .snapshot(let short, _) = try Self.decode(
+          snapshot.bytes, numbering: trimmed, defersStrings
+        ).record
+      else {
+        Issue.record("not a snapshot")
+        return
+      }
+      #expect(short.snapshots.map(\.values) == (1...4).map { [.string("a\($0)")] })
+    }
+    guard
+      case .changeset(let changes) = try Self.decode(update.bytes, numbering: added, false)
+        .record
+    else {
+      Issue.record("not a changeset")
+      return
+    }
+    #expect(
+      changes.updated.map(\.changes) == [
+        [PropertyChange(property: 0, kind: .set(.string("c changed")))]
+      ],
+      "the change of the removed b is dropped")
+    // A run shorter than the properties without an absent value is damage.
+    let required = try FileNumbering(Self.notes(["a", "d"], numbers: [1, 4], last: 4))
+    let bytes = snapshot.bytes
+    #expect(throws: FormatError.self) { try Self.decode(bytes, numbering: required, false) }
+  }
+
   private static func decode(
     _ bytes: [UInt8], numbering: FileNumbering, _ defersStrings: Bool
   ) throws -> RecordReader.Decoded {

@@ -73,6 +73,36 @@ enum LibraryV2 {
   }
 }
 
+/// Changes that keep every stored value, so that a file store keeps its records: an
+/// attribute and a relationship renamed, two widenings, an attribute removed from the
+/// middle and a relationship from the end, an attribute added with a default and an
+/// optional one added.
+enum LibraryKept {
+  static let types: [ManagedObject.Type] = [Book.self, Shelf.self, Sticker.self]
+
+  final class Book: ManagedObject {
+    @Attribute(originalName: "title") var name = ""
+    @Attribute var pages: Int64 = 0
+    @Attribute var rating: Double = 0
+    @Attribute var isbn = ""
+    @Attribute var subtitle: String? = nil
+    @Attribute var summary = ""
+    @Attribute(.indexed) var shelfMark = ""
+    @Attribute var edition = 1
+    @Attribute var note: String? = nil
+    @Relationship(originalName: "shelf") var location: Shelf?
+  }
+
+  final class Shelf: ManagedObject {
+    @Attribute(.unique) var name = ""
+    @Relationship(deleteRule: .nullify, inverse: \Book.location) var books: [Book] = []
+  }
+
+  final class Sticker: ManagedObject {
+    @Attribute var label = ""
+  }
+}
+
 /// Changes no migration infers, one model each.
 enum LibraryRefused {
   /// `pages` was `Int32`, is `String`.
@@ -151,6 +181,33 @@ enum LibrarySubtitleRequired {
 
   final class Shelf: ManagedObject {
     @Attribute var name = ""
+    @Relationship(deleteRule: .nullify, inverse: \Book.shelf) var books: [Book] = []
+  }
+
+  final class Sticker: ManagedObject {
+    @Attribute var label = ""
+  }
+}
+
+/// `subtitle` made required with a default: a stored nil becomes "none".
+enum LibrarySubtitleDefaulted {
+  static let types: [ManagedObject.Type] = [Book.self, Shelf.self, Sticker.self]
+
+  final class Book: ManagedObject {
+    @Attribute var title = ""
+    @Attribute var pages: Int32 = 0
+    @Attribute var rating: Float = 0
+    @Attribute var isbn = ""
+    @Attribute var subtitle = "none"
+    @Attribute var summary = ""
+    @Attribute var obsolete = "dropped"
+    @Attribute(.indexed) var shelfMark = ""
+    @Relationship var shelf: Shelf?
+    @Relationship var stickers: [Sticker] = []
+  }
+
+  final class Shelf: ManagedObject {
+    @Attribute(.unique) var name = ""
     @Relationship(deleteRule: .nullify, inverse: \Book.shelf) var books: [Book] = []
   }
 

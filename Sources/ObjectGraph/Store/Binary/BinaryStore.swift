@@ -325,6 +325,17 @@ public final class BinaryStore: MigratableStore {
     from stored: Schema, to schema: Schema,
     _ migrate: (consuming StoreContents) throws -> StoreContents
   ) throws {
+    try self.migrate(from: stored, to: schema, keepingRecords: false, migrate)
+  }
+
+  /// Migrates as ``migrate(from:to:_:)`` does; with `keepingRecords`, the new file holds the
+  /// old file's records as they are after the new header, which `schema`'s numbers read as
+  /// the migrated contents (a lightweight migration that changes no stored value: see
+  /// ``StoreMigration``), instead of a snapshot of the migrated contents.
+  func migrate(
+    from stored: Schema, to schema: Schema, keepingRecords: Bool,
+    _ migrate: (consuming StoreContents) throws -> StoreContents
+  ) throws {
     try phase.withLock { phase in
       guard case .unopened = phase else {
         if case .closed = phase { throw closedError() }
@@ -339,19 +350,38 @@ public final class BinaryStore: MigratableStore {
         let migrated = try migrate(old.openedContents.take()!)
         let header = try BinaryStoreHeader.encode(schema: schema)
         let numbering = try checked { () throws(FormatError) in try FileNumbering(schema) }
-        let record = try RecordWriter.encodeSnapshot(
-          migrated.packed, nextObjectNumber: migrated.nextObjectNumber, numbering: numbering)
-        let installed = try compactor.installMigratedFile(header: header, snapshot: record)
+        let installed: Compactor.Installed
+        let sample: (bytes: Int, count: Int)
+        var records = 1
+        if keepingRecords {
+          // The records stay as they are: no snapshot to encode (a third of a lightweight
+          // migration's own time).
+          let bytes = try old.file.readAll()
+          installed = try bytes.withUnsafeBytes {
+            try compactor.installMigratedFile(
+              header: header,
+              records: UnsafeRawBufferPointer(rebasing: $0[old.header.byteCount..<old.file.end]))
+          }
+          sample = (old.file.end - old.header.byteCount, migrated.packed.liveCount)
+          records = old.recordsSinceCompaction
+        } else {
+          let record = try RecordWriter.encodeSnapshot(
+            migrated.packed, nextObjectNumber: migrated.nextObjectNumber, numbering: numbering)
+          installed = try record.withBytes {
+            try compactor.installMigratedFile(header: header, records: $0)
+          }
+          sample = (record.objectBytes, record.objectCount)
+        }
         let shapes = ObjectShapes.build(
           schema: schema, gathered: ObjectShapes.Gathered(schema: schema, contents: migrated),
-          sampledObjectBytes: record.objectBytes, sampledObjectCount: record.objectCount)
+          sampledObjectBytes: sample.bytes, sampledObjectCount: sample.count)
         var state = OpenState(
           file: installed.file, schema: schema, numbering: numbering,
           header: BinaryStoreHeader(
             formatVersion: Int(BinaryFormat.version(for: schema)), schema: schema,
             byteCount: header.count),
-          shapes: .building(shapes), openedContents: migrated, recordsSinceCompaction: 1,
-          directoryNeedsSync: false, recovery: old.recovery)
+          shapes: .building(shapes), openedContents: migrated,
+          recordsSinceCompaction: records, directoryNeedsSync: false, recovery: old.recovery)
         if !installed.directorySynced {
           // As after a compaction: the new name may not survive a crash, and a retried sync
           // that succeeds says nothing, so no save is acknowledged until a reopen.

@@ -62,7 +62,8 @@ struct Compactor {
     }
   }
 
-  /// Writes `header` and `snapshot` as a new file and renames it over the store, as
+  /// Writes `header` and `records` (a snapshot, or the records of the store kept as they
+  /// are) as a new file and renames it over the store, as
   /// ``installCompactedFile(header:snapshot:)`` does, keeping the old file under
   /// ``backupURL`` (a hard link made and synced before the rename).
   ///
@@ -72,17 +73,15 @@ struct Compactor {
   /// - Throws: ``ObjectGraphError`` naming the file when a step before the rename fails; the
   ///   old file is then untouched (perhaps also named by the backup) and the temporary file
   ///   removed.
-  func installMigratedFile(header: [UInt8], snapshot: borrowing RecordWriter.Record) throws
+  func installMigratedFile(header: [UInt8], records: UnsafeRawBufferPointer) throws
     -> Installed
   {
     let temporary = try openTemporaryFile()
     return try header.withUnsafeBytes { header in
-      try snapshot.withBytes { snapshot in
-        try install(temporary, contents: [header, snapshot]) {
-          StoreFile.remove(backupURL, probe: probe)
-          try StoreFile.link(url, as: backupURL, probe: probe)
-          try StoreFile.synchronizeDirectory(of: url, probe: probe)
-        }
+      try install(temporary, contents: [header, records]) {
+        StoreFile.remove(backupURL, probe: probe)
+        try StoreFile.link(url, as: backupURL, probe: probe)
+        try StoreFile.synchronizeDirectory(of: url, probe: probe)
       }
     }
   }

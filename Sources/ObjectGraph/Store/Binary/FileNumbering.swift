@@ -24,9 +24,25 @@ struct FileNumbering: Sendable {
     let runSlotByPosition: [Int]
     /// Whether run slot and position agree for every property, and the run has no holes.
     let isPositional: Bool
+    /// By property position, the value of a record written before the property was added
+    /// (``PropertyDescription/absentValue``), if the schema gives one.
+    let absentValues: [PersistentValue?]
+    /// The fewest values a record may hold for an object: up to the last slot of a property
+    /// without an absent value.
+    let shortestRun: Int
+    /// The most values a record may hold for an object: the entity's last number (slots
+    /// past ``runLength`` are of properties removed since, holes).
+    let longestRun: Int
 
-    /// The number of values an object of the entity has in a record.
+    /// The number of values an object of the entity has in a record written with this
+    /// numbering.
     var runLength: Int { positionByRunSlot.count }
+
+    /// The position of the property in run slot `slot`, or −1 for a hole.
+    @inline(__always)
+    func position(ofSlot slot: Int) -> Int {
+      slot < positionByRunSlot.count ? positionByRunSlot[slot] : -1
+    }
   }
 
   /// By entity position, its numbering.
@@ -39,6 +55,8 @@ struct FileNumbering: Sendable {
   let isPositional: Bool
   /// The most properties an entity has.
   let largestPropertyCount: Int
+  /// The most properties with an absent value an entity has.
+  let largestAbsentCount: Int
 
   /// The numbering of a schema whose every number is its position, for writers of records
   /// read with such a schema (tests): a store's writers take the numbering of its header.
@@ -50,6 +68,7 @@ struct FileNumbering: Sendable {
     entitySlotByPosition = []
     isPositional = true
     largestPropertyCount = 0
+    largestAbsentCount = 0
   }
 
   /// The highest number a header may give: more is taken for damage, not a schema.
@@ -80,7 +99,7 @@ struct FileNumbering: Sendable {
       }
       positionByEntitySlot[number - 1] = position
       entitySlotByPosition.append(number - 1)
-      let numbered = try Self.numbering(of: entity, failure: failure)
+      let numbered = try Self.numbering(of: entity, offset: offset, failure: failure)
       isPositional = isPositional && number == position + 1 && numbered.isPositional
       entities.append(numbered)
     }
@@ -89,11 +108,19 @@ struct FileNumbering: Sendable {
     self.entitySlotByPosition = entitySlotByPosition
     self.isPositional = isPositional
     largestPropertyCount = entities.map(\.propertyCount).max() ?? 0
+    largestAbsentCount =
+      entities.map { $0.absentValues.count { $0 != nil } }.max() ?? 0
+  }
+
+  /// Room enough for the values of `objects` objects read from `bytes` bytes: every value a
+  /// record holds takes a byte, and each object may add its absent values.
+  func valueCapacity(objects: Int, bytes: Int) -> Int {
+    min(bytes + objects * largestAbsentCount, objects * largestPropertyCount)
   }
 
   /// The numbering of one entity's properties.
   private static func numbering(
-    of entity: EntityDescription, failure: (String) -> FormatError
+    of entity: EntityDescription, offset: Int, failure: (String) -> FormatError
   ) throws(FormatError) -> Entity {
     let count = entity.properties.count
     let last = entity.lastPropertyNumber ?? count
@@ -105,6 +132,8 @@ struct FileNumbering: Sendable {
     var positionByRunSlot = [Int](repeating: -1, count: last)
     var runSlotByPosition: [Int] = []
     runSlotByPosition.reserveCapacity(count)
+    var absentValues: [PersistentValue?] = []
+    var shortestRun = 0
     for (position, property) in entity.properties.enumerated() {
       let number = property.number ?? position + 1
       guard number >= 1, number <= last, positionByRunSlot[number - 1] < 0 else {
@@ -114,6 +143,18 @@ struct FileNumbering: Sendable {
       }
       positionByRunSlot[number - 1] = position
       runSlotByPosition.append(number - 1)
+      if let bytes = property.absentValue {
+        do {
+          absentValues.append(try RecordReader.decodeValue(bytes, at: offset))
+        } catch {
+          throw failure(
+            "gives property \(entity.name).\(property.name) an absent value that does not "
+              + "decode: \(error.message)")
+        }
+      } else {
+        absentValues.append(nil)
+        shortestRun = max(shortestRun, number)
+      }
     }
     // Numbers past the highest one a property has are only retired: no run slot.
     let runLength = (runSlotByPosition.max() ?? -1) + 1
@@ -121,7 +162,8 @@ struct FileNumbering: Sendable {
     return Entity(
       propertyCount: count, positionByRunSlot: positionByRunSlot,
       runSlotByPosition: runSlotByPosition,
-      isPositional: runLength == count && runSlotByPosition.elementsEqual(0..<count))
+      isPositional: runLength == count && runSlotByPosition.elementsEqual(0..<count),
+      absentValues: absentValues, shortestRun: shortestRun, longestRun: last)
   }
 
   /// The position of the entity a record names by `slot` (its number − 1), or nil when no

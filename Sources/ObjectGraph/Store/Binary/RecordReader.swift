@@ -108,6 +108,26 @@ struct RecordReader {
     return decoded
   }
 
+  /// Decodes one value written by ``RecordWriter/encodedValue(_:)`` (a schema's
+  /// ``PropertyDescription/absentValue``), which must take all of `bytes`.
+  ///
+  /// - Throws: ``FormatError`` at `offset` when the bytes are not one value.
+  static func decodeValue(_ bytes: [UInt8], at offset: Int) throws(FormatError)
+    -> PersistentValue
+  {
+    let decoded = bytes.withUnsafeBytes { buffer in
+      Result { () throws(FormatError) -> PersistentValue in
+        var decoder = RecordReader(ByteReader(buffer, origin: offset), numbering: .positional)
+        let value = try decoder.readValue(slot: 0, property: -1, owner: ObjectID(rawValue: 0))
+        guard decoder.reader.isAtEnd else {
+          throw decoder.reader.failure("\(decoder.reader.remaining) bytes after a value")
+        }
+        return value
+      }
+    }
+    return try decoded.get()
+  }
+
   private mutating func readChangeset() throws(FormatError) -> Changeset {
     let next = try reader.readVarint()
     let inserted = try readObjects().snapshots
@@ -130,7 +150,7 @@ struct RecordReader {
       var changes: [PropertyChange] = []
       changes.reserveCapacity(changeCount)
       for _ in 0..<changeCount {
-        changes.append(try readChange(entity: entity, owner: id))
+        if let change = try readChange(entity: entity, owner: id) { changes.append(change) }
       }
       updated.append(ObjectUpdate(id: id, entity: entity, changes: changes))
     }
@@ -178,7 +198,7 @@ struct RecordReader {
     }
     return try PackedObjects.filling(
       objectCapacity: objectTotal,
-      valueCapacity: min(byteTotal, objectTotal * numbering.largestPropertyCount),
+      valueCapacity: numbering.valueCapacity(objects: objectTotal, bytes: byteTotal),
       deferredStringBytes: defersStrings ? Self.deferredStringGuess(byteTotal) : nil
     ) { (objects: inout PackedObjects.Filler) throws(FormatError) in
       for (number, part) in parts.enumerated() {
@@ -224,7 +244,7 @@ struct RecordReader {
     let capacities = parts.map { part in
       PackedObjects.PartCapacity(
         objects: part.objectCount,
-        values: min(part.byteCount, part.objectCount * numbering.largestPropertyCount),
+        values: numbering.valueCapacity(objects: part.objectCount, bytes: part.byteCount),
         deferredStringBytes: Self.deferredStringGuess(part.byteCount))
     }
     let objects = try objectBytes.withUnsafeMutableBufferPointer {
@@ -251,7 +271,7 @@ struct RecordReader {
     // Exact for one entity; never more than the payload could hold (a value takes a byte).
     return try PackedObjects.filling(
       objectCapacity: count,
-      valueCapacity: min(reader.remaining, count * numbering.largestPropertyCount),
+      valueCapacity: numbering.valueCapacity(objects: count, bytes: reader.remaining),
       deferredStringBytes: defersStrings ? Self.deferredStringGuess(reader.remaining) : nil
     ) { (objects: inout PackedObjects.Filler) throws(FormatError) in
       try readObjects(count: count, into: &objects)
@@ -275,7 +295,8 @@ struct RecordReader {
       let entitySlot = try reader.readInt()
       let valueCount = try reader.readCount()
       guard let entity = numbering.entityPosition(slot: entitySlot),
-        numbering.entities[entity].runLength == valueCount
+        numbering.entities[entity].shortestRun <= valueCount,
+        valueCount <= numbering.entities[entity].longestRun
       else {
         throw FormatError(
           offset: start,
@@ -287,24 +308,28 @@ struct RecordReader {
         throw FormatError(offset: start, message: "more objects or values than the record holds")
       }
       objects.beginObject(id: id, entity: entity)
-      if layout.isPositional {
+      if layout.isPositional && valueCount == layout.propertyCount {
         for property in 0..<valueCount {
           try readValue(slot: property, property: property, owner: id, into: &objects)
         }
       } else {
-        try readRun(of: layout, owner: id, into: &objects)
+        try readRun(of: layout, valueCount: valueCount, owner: id, into: &objects)
       }
       objectBytes += reader.fileOffset - start
     }
   }
 
-  /// Reads the values of an object of an entity not numbered by position: in number order
-  /// into ``pending``, then added in order of position, holes dropped.
+  /// Reads the `valueCount` values of an object of an entity not numbered by position, or
+  /// written before properties were added or after some were removed: in number order into
+  /// ``pending``, then added in order of position, holes dropped, a property past the
+  /// record's values taking its absent value.
   private mutating func readRun(
-    of layout: FileNumbering.Entity, owner: ObjectID, into objects: inout PackedObjects.Filler
+    of layout: FileNumbering.Entity, valueCount: Int, owner: ObjectID,
+    into objects: inout PackedObjects.Filler
   ) throws(FormatError) {
     pending.removeAll(keepingCapacity: true)
-    for (slot, property) in layout.positionByRunSlot.enumerated() {
+    for slot in 0..<valueCount {
+      let property = layout.position(ofSlot: slot)
       if property >= 0, objects.defersStrings, let tag = reader.peekByte(),
         tag == BinaryFormat.ValueTag.string.rawValue
           || tag == BinaryFormat.ValueTag.prefixedString.rawValue
@@ -326,7 +351,12 @@ struct RecordReader {
     swap(&run, &pending)
     defer { swap(&run, &pending) }
     run.withUnsafeMutableBufferPointer { run in
-      for slot in layout.runSlotByPosition {
+      for (position, slot) in layout.runSlotByPosition.enumerated() {
+        guard slot < valueCount else {
+          // Every property past `shortestRun` has one (checked with the count).
+          objects.appendValue(layout.absentValues[position] ?? .null)
+          continue
+        }
         let value = (run.baseAddress! + slot).move()
         (run.baseAddress! + slot).initialize(to: .value(.null))
         switch value {
@@ -340,27 +370,38 @@ struct RecordReader {
     }
   }
 
-  /// Reads a change of an object of the entity at position `entity`.
+  /// Reads a change of an object of the entity at position `entity`; nil for a change of a
+  /// property removed since the record was written (read, and dropped).
   private mutating func readChange(entity: Int, owner: ObjectID) throws(FormatError)
-    -> PropertyChange
+    -> PropertyChange?
   {
     let propertyOffset = reader.fileOffset
     let slot = try reader.readInt()
-    let run = numbering.entities[entity].positionByRunSlot
-    guard run.indices.contains(slot), run[slot] >= 0 else {
+    let layout = numbering.entities[entity]
+    guard slot >= 0, slot < layout.longestRun else {
       throw FormatError(
         offset: propertyOffset,
-        message: "change of object \(owner) names property number \(slot + 1), which entity "
+        message: "change of object \(owner) names property number \(slot &+ 1), which entity "
           + "number \(numbering.entitySlot(entity) + 1) does not have")
     }
-    let property = run[slot]
+    let property = layout.position(ofSlot: slot)
+    guard property >= 0 else {
+      _ = try readChangeKind(slot: slot, property: property, owner: owner)
+      return nil
+    }
+    return PropertyChange(
+      property: property, kind: try readChangeKind(slot: slot, property: property, owner: owner))
+  }
+
+  /// Reads what a change does, after the property it names.
+  private mutating func readChangeKind(slot: Int, property: Int, owner: ObjectID)
+    throws(FormatError) -> PropertyChange.Kind
+  {
     let kindOffset = reader.fileOffset
     let kindByte = try reader.readByte()
     switch BinaryFormat.ChangeKind(rawValue: kindByte) {
     case .set:
-      return PropertyChange(
-        property: property,
-        kind: .set(try readValue(slot: slot, property: property, owner: owner)))
+      return .set(try readValue(slot: slot, property: property, owner: owner))
     case .edit:
       let count = try reader.readCount(minimumElementSize: 2)
       var edits: [ListEdit] = []
@@ -382,7 +423,7 @@ struct RecordReader {
             offset: operationOffset, message: "unknown list edit operation \(operation)")
         }
       }
-      return PropertyChange(property: property, kind: .edit(edits))
+      return .edit(edits)
     case nil:
       throw FormatError(offset: kindOffset, message: "unknown change kind \(kindByte)")
     }

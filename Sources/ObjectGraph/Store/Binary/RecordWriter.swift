@@ -172,6 +172,15 @@ struct RecordWriter: ~Copyable {
     return try record.finish()
   }
 
+  /// The bytes of `value` as a record's first value of its property (no context before it),
+  /// for a schema's ``PropertyDescription/absentValue``; `.reference` and `.references`
+  /// are relative to id 0.
+  static func encodedValue(_ value: PersistentValue) -> [UInt8] {
+    var encoder = RecordWriter(partCapacity: 16, numbering: .positional)
+    encoder.writeValue(value, slot: 0, owner: ObjectID(rawValue: 0))
+    return encoder.writer.bytes
+  }
+
   /// One part of a snapshot in parts, encoded: its bytes stay in the buffer that it was
   /// written to until they are copied into the record (copied out first, into an array of
   /// their own, they cost a fresh 3.6 MB and its page faults in a save of 101,100 boxes).
