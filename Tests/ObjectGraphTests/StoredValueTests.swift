@@ -98,6 +98,29 @@ final class Gauge: ManagedObject {
     }
   }
 
+  /// A header's absent value is checked as any stored value is: a record written before
+  /// `level` was added takes the header's value for it, which does not fit an `Int8`.
+  @Test func anAbsentValueThatDoesNotFitItsAttributeIsAnErrorNamingIt() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("gauges.store")
+    var schema = Self.schema
+    for (property, number) in [1, 5, 2, 3, 4].enumerated() {
+      schema.entities[0].properties[property].number = number
+    }
+    schema.entities[0].properties[1].absentValue = RecordWriter.encodedValue(.int(300))
+    schema.entities[0].lastPropertyNumber = 5
+    var old = Self.fitting
+    old.remove(at: 1)  // the run of four values a file had before `level`
+    let record = try RecordWriter.encodeSnapshot(
+      [ObjectSnapshot(id: ObjectID(rawValue: 1), entity: 0, values: old)], nextObjectNumber: 2,
+      numbering: .positional)
+    try writeFile(url, try BinaryStoreHeader.encode(schema: schema) + record.bytes)
+    let error = try #require(throws: ObjectGraphError.self) {
+      _ = try ObjectContainer(for: Gauge.self, storeURL: url)
+    }
+    #expect(error.code == .corruptStore && error.property == "level", "\(error)")
+  }
+
   @Test(arguments: StoreKind.allCases)
   func codableBytesThatNoLongerDecodeAreAnErrorNamingTheProperty(_ kind: StoreKind) throws {
     let directory = try TemporaryDirectory()
