@@ -41,6 +41,42 @@ func makeCorpus(in directory: URL) throws {
     let size = try FileManager.default.attributesOfItem(atPath: destination.path)[.size]
     print("\(destination.path): \(size.map { "\($0)" } ?? "?") bytes")
   }
+  let kept = directory.appendingPathComponent("10-records-kept-by-a-migration")
+  try writeKeptRecordsSeed(
+    from: directory.appendingPathComponent(CorpusStory.firstSave.rawValue), to: kept)
+  print("\(kept.path): written")
+}
+
+/// A store as a migration that kept its records leaves it: its snapshot was written before
+/// FuzzRecord's `optionalString` was added (each record's run one value shorter, a hole
+/// where the property was first), and the header numbers the property after every other,
+/// its absent value `nil`.
+private func writeKeptRecordsSeed(from source: URL, to destination: URL) throws {
+  let reader = try BinaryStoreReader(url: source)
+  defer { reader.close() }
+  let contents = try reader.replay().contents
+  var (schema, _) = try ObjectContainer.schema(for: fuzzModels)
+  let entity = schema.entityIndex(named: "FuzzRecord")!
+  let added = schema.entities[entity].propertyIndex(named: "optionalString")!
+  let count = schema.entities[entity].properties.count
+  for property in 0..<count {
+    schema.entities[entity].properties[property].number = property + 1
+  }
+  var old = schema
+  old.entities[entity].properties.remove(at: added)
+  old.entities[entity].lastPropertyNumber = count
+  schema.entities[entity].properties[added].number = count + 1
+  schema.entities[entity].properties[added].absentValue = RecordWriter.encodedValue(.null)
+  schema.entities[entity].lastPropertyNumber = count + 1
+  let objects = contents.objects.map { object in
+    var object = object
+    if object.entity == entity { object.values.remove(at: added) }
+    return object
+  }
+  let record = try RecordWriter.encodeSnapshot(
+    objects, nextObjectNumber: contents.nextObjectNumber, numbering: try FileNumbering(old),
+    inParts: false)
+  try Data(try BinaryStoreHeader.encode(schema: schema) + record.bytes).write(to: destination)
 }
 
 /// The fuzz models' schema numbered as a migration might leave it: entities in reverse
