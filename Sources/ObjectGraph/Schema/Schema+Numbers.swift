@@ -85,7 +85,8 @@ extension Schema {
           guard let source else { continue }
           // A stored property that feeds two new ones gives its number to the first.
           let number = storedEntity.properties[source].number ?? source + 1
-          if taken.insert(number).inserted { entity.properties[property].number = number }
+          guard taken.insert(number).inserted else { continue }
+          entity.properties[property].number = number
           if keepingRecords {
             entity.properties[property].absentValue = storedEntity.properties[source].absentValue
           }

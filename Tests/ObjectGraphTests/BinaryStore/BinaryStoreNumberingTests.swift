@@ -106,6 +106,27 @@ import Testing
     }
   }
 
+  /// The largest entity number a record can hold is damage, named, not an overflow.
+  @Test func anEntityNumberOutOfRangeIsDamage() throws {
+    let numbering = try FileNumbering(Self.numberedSchema)
+    // A snapshot of one object of entity slot Int.max, with no values.
+    var snapshot = ByteWriter()
+    snapshot.write(BinaryFormat.RecordKind.snapshot.rawValue)
+    for field in [2, 1] { snapshot.writeVarint(UInt64(field)) }  // next number, count
+    snapshot.writeDelta(1, from: 0)
+    snapshot.writeInt(Int.max)
+    snapshot.writeVarint(0)
+    #expect(throws: FormatError.self) {
+      try snapshot.withBytes { try RecordReader.decode($0, at: 0, numbering: numbering) }
+    }
+    let update = try RecordWriter.encode(
+      Changeset(
+        updated: [ObjectUpdate(id: ObjectID(rawValue: 1), entity: Int.max, changes: [])],
+        nextObjectNumber: 2), numbering: .positional)
+    let bytes = update.bytes
+    #expect(throws: FormatError.self) { try Self.decode(bytes, numbering: numbering, false) }
+  }
+
   @Test func aNumberedStoreSavesCompactsAndReopens() throws {
     let directory = try TemporaryDirectory()
     let url = directory.file("numbered.ogstore")

@@ -77,7 +77,8 @@ struct FileNumbering: Sendable {
   /// The numbering of `schema`, whose numbers are checked.
   ///
   /// - Throws: ``FormatError`` at `offset` (the header's schema) when a number is below 1,
-  ///   above its entity's (or the schema's) last number, or given twice.
+  ///   above its entity's (or the schema's) last number, or given twice, or an absent value
+  ///   does not decode.
   init(_ schema: Schema, offset: Int = BinaryFormat.headerPrefixSize) throws(FormatError) {
     func failure(_ message: String) -> FormatError {
       FormatError(offset: offset, message: "the schema in the header \(message)")

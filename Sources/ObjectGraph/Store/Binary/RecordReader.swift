@@ -143,7 +143,7 @@ struct RecordReader {
       guard let entity = numbering.entityPosition(slot: entitySlot) else {
         throw FormatError(
           offset: entityOffset,
-          message: "update of object \(id) names entity number \(entitySlot + 1), which no "
+          message: "update of object \(id) names entity number \(entitySlot &+ 1), which no "
             + "entity of the schema has")
       }
       let changeCount = try reader.readCount(minimumElementSize: 2)
@@ -300,7 +300,7 @@ struct RecordReader {
       else {
         throw FormatError(
           offset: start,
-          message: "object \(id) of entity number \(entitySlot + 1) has \(valueCount) values, "
+          message: "object \(id) of entity number \(entitySlot &+ 1) has \(valueCount) values, "
             + "which no entity of the schema has")
       }
       let layout = numbering.entities[entity]

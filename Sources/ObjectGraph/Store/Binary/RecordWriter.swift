@@ -5,9 +5,9 @@ import Foundation
 /// A record is `[length: UInt32][CRC-32C of length: UInt32][payload][CRC-32C of payload:
 /// UInt32]`; the payload is the record kind's byte and its body. Values are encoded with
 /// per-property context: a string stores only what differs from the previous string of the
-/// same property (run slot, see ``FileNumbering``) in the record, a whole-second date only its distance from the
-/// previous one, and references their distance from the owning object's id, so the seed
-/// workload's 101,100 boxes take about 40 bytes each.
+/// same property (its run slot, see ``FileNumbering``) in the record, a whole-second date
+/// only its distance from the previous one, and references their distance from the owning
+/// object's id, so the seed workload's 101,100 boxes take about 40 bytes each.
 struct RecordWriter: ~Copyable {
   /// An encoded, framed record. It owns the writer's buffer, so a save hands the file the
   /// bytes without copying them (3.6 MB for the seed workload's first save).
