@@ -19,6 +19,20 @@ final class ObjectChanges {
   /// Index edits per to-many property, in the order they were made.
   @exclusivity(unchecked) private(set) var edits = PropertyMap<[ListEditRecord]>()
 
+  /// No change yet.
+  init() {}
+
+  /// The first change of an object since the last save, as ``record(_:from:edit:isToMany:)``
+  /// records it in empty maps, without their lookups: a migration stage setting an
+  /// attribute of each of 101,100 boxes spent 3 of its 17.5 ms in them.
+  init(first property: Int, from old: Slot, edit: ListEditRecord?, isToMany: Bool) {
+    if let edit, isToMany {
+      edits = PropertyMap(property, [edit])
+    } else {
+      committed = PropertyMap(property, old)
+    }
+  }
+
   /// The changed properties: those with a committed value, then those with only edits.
   var changedProperties: [Int] {
     committed.keys + edits.keys.filter { committed[$0] == nil }

@@ -394,7 +394,13 @@ public final class ObjectContext {
     case .persisted, .deleted:
       let isToMany: Bool
       if case .toMany = old { isToMany = true } else { isToMany = false }
-      trackedChanges(of: object).record(property, from: old, edit: edit, isToMany: isToMany)
+      if let changes = object.changes {
+        changes.record(property, from: old, edit: edit, isToMany: isToMany)
+      } else {
+        // The first change since the save: made with it (no lookups in empty maps).
+        object.changes = ObjectChanges(first: property, from: old, edit: edit, isToMany: isToMany)
+        updated.insert(object)
+      }
     case .inserted, .detached:
       break
     }

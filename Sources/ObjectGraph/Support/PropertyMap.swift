@@ -13,6 +13,11 @@ struct PropertyMap<Value>: Sequence {
 
   init() {}
 
+  /// A map of one pair.
+  init(_ property: Int, _ value: Value) {
+    first = (key: property, value: value)
+  }
+
   var isEmpty: Bool { first == nil }
   var count: Int { first == nil ? 0 : 1 + rest.count }
 
