@@ -199,7 +199,8 @@ public final class ObjectContainer: Sendable {
     plan: (any SchemaMigrationPlan.Type)?, store: any PersistentStore,
     configurations: Set<ModelConfiguration>
   ) throws {
-    try StoreMigration.open(store, schema: schema, models: models, types: types, plan: plan)
+    let stage = try StoreMigration.open(
+      store, schema: schema, models: models, types: types, plan: plan)
     let contents: StoreContents
     do {
       contents = try store.load()
@@ -212,7 +213,13 @@ public final class ObjectContainer: Sendable {
       store: store, schema: schema, models: models, nextObjectNumber: contents.nextObjectNumber,
       configurations: configurations)
     do {
-      main = try ObjectContext(coordinator: coordinator, contents: consume contents)
+      if let stage, stage.hasModels(of: coordinator) {
+        // The last stage's objects are the migrated contents already.
+        Parallel.release(consume contents)
+        main = ObjectContext(coordinator: coordinator, adopting: stage)
+      } else {
+        main = try ObjectContext(coordinator: coordinator, contents: consume contents)
+      }
       main.deliversOnMainQueue = true
     } catch {
       store.close()

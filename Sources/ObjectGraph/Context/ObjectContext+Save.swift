@@ -302,6 +302,25 @@ extension ObjectContext {
     return edits
   }
 
+  /// Makes the changes the committed state without saving them: a migration stage's
+  /// changes are in the migrated store already (see ``init(coordinator:adopting:)``).
+  ///
+  /// What the changes kept (a committed value per property changed, and the batch of
+  /// changes not delivered) is freed on another thread, as the whole stage's context
+  /// would be: after a stage that set a property of each of 101,100 boxes, freeing it here
+  /// took 6 ms.
+  func commitWithoutSaving() {
+    var recorded: [ObjectChanges] = []
+    recorded.reserveCapacity(updated.count)
+    updated.forEach { object in
+      if let changes = object.changes { recorded.append(changes) }
+    }
+    commit()
+    let undelivered = pending
+    pending = PendingChanges()
+    Parallel.release(UncheckedSendable((recorded, undelivered)))
+  }
+
   /// Makes the saved state the new committed state.
   private func commit() {
     // Held here until the deleted set lets go of them: the sets do not retain their members.

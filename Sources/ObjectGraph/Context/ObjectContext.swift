@@ -120,6 +120,53 @@ public final class ObjectContext {
     try materialize(contents)
   }
 
+  /// Whether the context's tables are those of `coordinator`'s models, in its order (those
+  /// of a context that ``init(coordinator:adopting:)`` adopts).
+  func hasModels(of coordinator: StoreCoordinator) -> Bool {
+    self.coordinator.models.count == coordinator.models.count
+      && zip(self.coordinator.models, coordinator.models).allSatisfy { $0 === $1 }
+  }
+
+  /// Creates the main context of `coordinator` from the objects of `stage`, the context of a
+  /// migration's last stage, whose objects are the migrated store's contents: the stage's
+  /// changes become the committed state, and its objects, with their tables and indexes,
+  /// become this context's, leaving `stage` empty.
+  ///
+  /// Making the main context again from the migrated values would cost what loading them
+  /// costs, and freeing the stage's objects as much again: a custom stage touching each of
+  /// 101,100 boxes spent a quarter of its migration doing both.
+  ///
+  /// - Precondition: `stage` holds objects of `coordinator`'s models, in its order.
+  /// - Complexity: O(*n*) in the objects, one pass.
+  init(coordinator: StoreCoordinator, adopting stage: ObjectContext) {
+    precondition(
+      stage.hasModels(of: coordinator),
+      "ObjectGraph: a migration stage's context of other models than the container's")
+    self.coordinator = coordinator
+    storeGeneration = 0
+    madeFromContainer = nil
+    historyReference = ContextReference()
+    (historyMember, mergedVersion) = coordinator.join(
+      mergingOnMainQueue: true, as: historyReference)
+    isDormant = true
+    loadedVersion = mergedVersion
+    defer { historyReference.context = self }
+    stage.commitWithoutSaving()
+    swap(&registered, &stage.registered)
+    swap(&tables, &stage.tables)
+    swap(&tablesByModel, &stage.tablesByModel)
+    // As loaded: saved at no version of their own, touched by no batch of this context.
+    let reference = Unmanaged.passUnretained(self)
+    registered.forEachValue { object in
+      object.trackingReference = reference
+      object.savedVersion = 0
+      object.pendingFlags = 0
+      object.pendingPosition = -1
+      object.deliveredFlags = 0
+      object.deliveredBatch = 0
+    }
+  }
+
   deinit {
     // Everything else lets go of the objects first, so that the identity map holds the
     // last reference to each (inserted objects are registered too). Each is then detached,

@@ -620,15 +620,18 @@ extension LightweightMigration {
     /// each read by its new property's index.
     mutating func check(_ id: ObjectID, entity storedEntity: Int, value: (Int) -> PersistentValue) {
       let checks = entities[storedEntity]!
-      let entity = target.entities[checks.target]
-      for property in checks.required where value(property) == .null {
+      // The entity's description is read only for a report: copying it retains its arrays.
+      var entity: EntityDescription { target.entities[checks.target] }
+      // Matched, not compared: `== .null` costs a call of `==` per value.
+      for property in checks.required {
+        guard case .null = value(property) else { continue }
         report(
           entity.name, entity.properties[property].name, id,
           "is required now and has no default, but object \(id) holds nil")
       }
       for (property, table) in checks.newlyUnique {
         let stored = value(property)
-        guard stored != .null else { continue }
+        if case .null = stored { continue }
         if seen[table].isEmpty { seen[table].reserveCapacity(expectedCount) }
         // One hash of the value: the common case, a value not seen before, is one insert.
         if let other = seen[table].updateValue(id, forKey: stored) {

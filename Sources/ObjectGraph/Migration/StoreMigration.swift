@@ -49,21 +49,24 @@ struct StoreMigration {
   let steps: [Step]
 
   /// Opens `store` with `schema`, migrating its data first when it was written with another
-  /// schema that a migration reaches.
+  /// schema that a migration reaches. Returns the context of the migration's last stage
+  /// when it ran code on the models of `types` (its objects are the store's migrated
+  /// contents, for the main context to adopt: ``ObjectContext/init(coordinator:adopting:)``).
   ///
   /// - Throws: The store's error when it cannot be opened for another reason, or when its
   ///   data is of another schema and the store cannot migrate;
   ///   ``ObjectGraphError/Code/migrationFailed`` or
   ///   ``ObjectGraphError/Code/newerSchemaVersion`` naming the store's file when no
   ///   migration reaches the schema (the store is then unchanged), or what a step threw.
+  @discardableResult
   static func open(
     _ store: any PersistentStore, schema: Schema, models: [EntityModel],
     types: [ManagedObject.Type],
     plan: (any SchemaMigrationPlan.Type)?
-  ) throws {
+  ) throws -> ObjectContext? {
     do {
       try store.open(schema: schema)
-      return
+      return nil
     } catch let error as ObjectGraphError where error.code == .schemaMismatch {
       guard let store = store as? any MigratableStore, let stored = try store.storedSchema()
       else { throw error }
@@ -89,9 +92,13 @@ struct StoreMigration {
             fromVersion: stored.version, toVersion: schema.version, date: Date(),
             changes: SchemaDifference(stored: stored, requested: schema).changes)
         ]
+      var lastStage: ObjectContext?
       let apply = { (contents: consuming StoreContents) throws -> StoreContents in
         var contents = consume contents  // the only reference: the values move, not copied
-        for step in migration.steps { contents = try step.apply(to: consume contents) }
+        for (number, step) in migration.steps.enumerated() {
+          (contents, lastStage) = try step.apply(
+            to: consume contents, keepingContext: number == migration.steps.count - 1)
+        }
         return contents
       }
       if let binary, keepsRecords {
@@ -99,6 +106,7 @@ struct StoreMigration {
       } else {
         try store.migrate(from: stored, to: recorded, apply)
       }
+      return lastStage
     }
   }
 
@@ -265,9 +273,13 @@ struct StoreMigration {
 
 extension StoreMigration.Step {
   /// The contents after this step: the custom stage's code before, the lightweight
-  /// migration, the code after.
-  func apply(to contents: consuming StoreContents) throws -> StoreContents {
+  /// migration, the code after; with `keepingContext`, the context of the last code that ran
+  /// on the new models too (freed otherwise).
+  func apply(to contents: consuming StoreContents, keepingContext: Bool) throws
+    -> (contents: StoreContents, context: ObjectContext?)
+  {
     var contents = consume contents
+    var kept: ObjectContext?
     /// By entity name, the properties the code after the migration changed; nil when code
     /// ran before it (in the old models), whose changes are not followed.
     var changed: [String: Set<Int>]? = [:]
@@ -275,7 +287,7 @@ extension StoreMigration.Step {
     // make the context's load copy every value (its buffer shared) before it could take it.
     if let willMigrate {
       var given: StoreContents? = consume contents
-      (contents, _) = try Self.run(stage: "willMigrate") {
+      (contents, _, _) = try Self.run(stage: "willMigrate", keepingContext: false) {
         let context = try Self.context(of: oldTypes, taking: &given)
         try willMigrate(context)
         return context
@@ -286,7 +298,9 @@ extension StoreMigration.Step {
       let old = contents  // shared: the migration copies the values it reads, one by one
       var given: StoreContents? = try migration.apply(to: consume contents)
       let stage: [String: Set<Int>]
-      (contents, stage) = try Self.run(stage: "code") {
+      (contents, stage, kept) = try Self.run(
+        stage: "code", keepingContext: keepingContext && didMigrate == nil
+      ) {
         var oldGiven: StoreContents? = old
         let migration = MigrationContext(
           old: LazyContext { try Self.context(of: oldTypes, taking: &oldGiven) },
@@ -302,7 +316,7 @@ extension StoreMigration.Step {
     if let didMigrate {
       var given: StoreContents? = consume contents
       let stage: [String: Set<Int>]
-      (contents, stage) = try Self.run(stage: "didMigrate") {
+      (contents, stage, kept) = try Self.run(stage: "didMigrate", keepingContext: keepingContext) {
         let context = try Self.context(of: newTypes, taking: &given)
         try didMigrate(context)
         return context
@@ -323,26 +337,27 @@ extension StoreMigration.Step {
         migration.target, models: newModels, skippingUniqueOf: unchanged
       ).validate(consume contents)
     }
-    return contents
+    return (contents, kept)
   }
 
   /// Runs a stage's code, which returns the context whose objects are the stage's result,
   /// and returns them (which ``LightweightMigration/validating(_:models:skippingUniqueOf:)``
   /// then checks), with the properties the code changed by entity name
-  /// (``ObjectContext/migratedContents()``).
+  /// (``ObjectContext/migratedContents()``), and with `keepingContext` the context.
   ///
   /// - Throws: ``ObjectGraphError/Code/migrationFailed`` with what the code threw.
-  private static func run(stage: String, _ body: () throws -> ObjectContext) throws
-    -> (contents: StoreContents, changed: [String: Set<Int>])
-  {
+  private static func run(
+    stage: String, keepingContext: Bool, _ body: () throws -> ObjectContext
+  ) throws -> (contents: StoreContents, changed: [String: Set<Int>], context: ObjectContext?) {
     do {
       // Not saved: the result is what the context holds, checked after the step.
       let context = try body()
-      let result = context.migratedContents()
+      let (contents, changed) = context.migratedContents()
+      if keepingContext { return (contents, changed, context) }
       // Nothing else refers to the stage's contexts or their objects: freeing them (most
       // of a second for a million objects) overlaps the rest of the migration.
       Parallel.release(UncheckedSendable(consume context))
-      return result
+      return (contents, changed, nil)
     } catch let error as ObjectGraphError where error.code == .migrationFailed {
       throw error
     } catch {
