@@ -65,6 +65,16 @@ struct LightweightMigration {
   /// By stored entity: what becomes of its objects, or nil when the entity is removed.
   private(set) var entities: [EntityMapping?]
 
+  /// Whether every stored value is kept as it is, and new properties start with one value
+  /// for every object: no entity removed, no stored `nil` replaced by a default, no stored
+  /// property feeding two (see ``StoreMigration/keepsStoredValues``).
+  var keepsStoredValues: Bool {
+    entities.allSatisfy { mapping in
+      guard let mapping else { return false }
+      return mapping.fallbacks.isEmpty && mapping.movesValues
+    }
+  }
+
   /// Infers the migration from `stored` to `target`.
   ///
   /// - Parameters:

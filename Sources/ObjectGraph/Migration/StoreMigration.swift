@@ -93,18 +93,35 @@ struct StoreMigration {
             changes: SchemaDifference(stored: stored, requested: schema).changes)
         ]
       var lastStage: ObjectContext?
-      let apply = { (contents: consuming StoreContents) throws -> StoreContents in
+      /// Runs the steps; with `readStored`, `contents` are read migrated by the first step's
+      /// inferred migration already, and `readStored` reads them as stored.
+      let apply = {
+        (contents: consuming StoreContents, readStored: (() throws -> StoreContents)?) throws
+          -> StoreContents in
         var contents = consume contents  // the only reference: the values move, not copied
         for (number, step) in migration.steps.enumerated() {
           (contents, lastStage) = try step.apply(
-            to: consume contents, keepingContext: number == migration.steps.count - 1)
+            to: consume contents, readingStored: number == 0 ? readStored : nil,
+            keepingContext: number == migration.steps.count - 1)
         }
         return contents
       }
-      if let binary, keepsRecords {
-        try binary.migrate(from: stored, to: recorded, keepingRecords: true, apply)
+      if let binary {
+        // The records read with the migrated schema's numbers, when that migrates them.
+        let readingAs =
+          !migration.readsStoredRecordsMigrated
+          ? nil
+          : keepsRecords
+            ? recorded
+            : schema.numbered(
+              after: stored, origins: migration.origins(from: stored), keepingRecords: true)
+        try binary.migrate(
+          from: stored, to: recorded, keepingRecords: keepsRecords, readingAs: readingAs
+        ) { contents, readStored in
+          try apply(contents, readingAs == nil ? nil : readStored)
+        }
       } else {
-        try store.migrate(from: stored, to: recorded, apply)
+        try store.migrate(from: stored, to: recorded) { try apply($0, nil) }
       }
       return lastStage
     }
@@ -116,13 +133,19 @@ struct StoreMigration {
   /// with the migrated schema's numbers (new properties taking their starting value as
   /// absent), then hold the migrated contents, and a file store keeps them.
   var keepsStoredValues: Bool {
-    steps.allSatisfy { step in
-      step.stage == nil
-        && step.migration.entities.allSatisfy { mapping in
-          guard let mapping else { return false }
-          return mapping.fallbacks.isEmpty && mapping.movesValues
-        }
-    }
+    steps.allSatisfy { step in step.stage == nil && step.migration.keepsStoredValues }
+  }
+
+  /// Whether the stored records, read with the migrated schema's numbers, are the contents
+  /// the first step's inferred migration makes, so that a file store reads them so instead
+  /// of reading them as stored and migrating each value: one step, no code before its
+  /// inferred migration, which keeps every stored value (``keepsStoredValues``) and checks
+  /// none (no property newly required or unique, no new count bounds). A custom stage's
+  /// code runs on them; its old objects, if it asks for them, are read again as stored.
+  var readsStoredRecordsMigrated: Bool {
+    guard steps.count == 1, let step = steps.first, step.willMigrate == nil else { return false }
+    return step.migration.keepsStoredValues
+      && step.migration.entities.allSatisfy { $0?.hasChecks == false }
   }
 
   /// By entity of the last step's schema, the entity of `stored` (the first step's) whose
@@ -275,9 +298,14 @@ extension StoreMigration.Step {
   /// The contents after this step: the custom stage's code before, the lightweight
   /// migration, the code after; with `keepingContext`, the context of the last code that ran
   /// on the new models too (freed otherwise).
-  func apply(to contents: consuming StoreContents, keepingContext: Bool) throws
-    -> (contents: StoreContents, context: ObjectContext?)
-  {
+  ///
+  /// With `readStored`, `contents` are migrated already (see
+  /// ``StoreMigration/readsStoredRecordsMigrated``), and `readStored` reads the stored
+  /// contents, for a stage's old objects.
+  func apply(
+    to contents: consuming StoreContents, readingStored readStored: (() throws -> StoreContents)?,
+    keepingContext: Bool
+  ) throws -> (contents: StoreContents, context: ObjectContext?) {
     var contents = consume contents
     var kept: ObjectContext?
     /// By entity name, the properties the code after the migration changed; nil when code
@@ -295,22 +323,28 @@ extension StoreMigration.Step {
       changed = nil
     }
     if let transform {
-      let old = contents  // shared: the migration copies the values it reads, one by one
-      var given: StoreContents? = try migration.apply(to: consume contents)
+      // Read again when asked for, or shared: the migration then copies the values it
+      // reads, one by one.
+      let old: StoreContents? = readStored == nil ? contents : nil
+      var given: StoreContents? =
+        readStored == nil ? try migration.apply(to: consume contents) : consume contents
       let stage: [String: Set<Int>]
       (contents, stage, kept) = try Self.run(
         stage: "code", keepingContext: keepingContext && didMigrate == nil
       ) {
         var oldGiven: StoreContents? = old
         let migration = MigrationContext(
-          old: LazyContext { try Self.context(of: oldTypes, taking: &oldGiven) },
+          old: LazyContext {
+            if oldGiven == nil, let readStored { oldGiven = try readStored() }
+            return try Self.context(of: oldTypes, taking: &oldGiven)
+          },
           new: try Self.context(of: newTypes, taking: &given))
         try transform(migration)
         if let made = migration.oldContext.made { Parallel.release(UncheckedSendable(made)) }
         return migration.new
       }
       changed?.merge(stage) { $0.union($1) }
-    } else {
+    } else if readStored == nil {
       contents = try migration.apply(to: consume contents)
     }
     if let didMigrate {

@@ -328,6 +328,45 @@ import Testing
     #expect(throws: FormatError.self) { try Self.decode(bytes, numbering: required, false) }
   }
 
+  @Test func aRunInOrderOfPositionIsReadStraightIntoPlace() throws {
+    let old = try FileNumbering(Self.notes(["a", "b", "c"], numbers: [1, 2, 3], last: 3))
+    let objects = (1...4).map { number in
+      ObjectSnapshot(
+        id: ObjectID(rawValue: UInt64(number)), entity: 0,
+        values: [.string("a\(number)"), .string("b\(number)"), .string("c\(number)")])
+    }
+    let snapshot = try RecordWriter.encodeSnapshot(
+      objects, nextObjectNumber: 10, numbering: old, inParts: false)
+    // c removed, d added between a and b: the old runs hold a and b in order, with a hole.
+    let added = try FileNumbering(
+      Self.notes(["a", "d", "b"], numbers: [1, 4, 2], last: 4, absent: ["d": .string("none")]))
+    #expect(added.entities[0].orderedRun == 3, "d's slot comes after b's")
+    // c moved before a: a run that holds it is read in number order, then placed.
+    let moved = try FileNumbering(
+      Self.notes(["c", "a", "b"], numbers: [3, 1, 2], last: 3))
+    #expect(moved.entities[0].orderedRun == 2)
+    #expect(old.entities[0].orderedRun == 3)
+    for defersStrings in [false, true] {
+      guard
+        case .snapshot(let inOrder, _) = try Self.decode(
+          snapshot.bytes, numbering: added, defersStrings
+        ).record,
+        case .snapshot(let placed, _) = try Self.decode(
+          snapshot.bytes, numbering: moved, defersStrings
+        ).record
+      else {
+        Issue.record("not a snapshot")
+        return
+      }
+      #expect(
+        inOrder.snapshots.map(\.values)
+          == (1...4).map { [.string("a\($0)"), .string("none"), .string("b\($0)")] })
+      #expect(
+        placed.snapshots.map(\.values)
+          == (1...4).map { [.string("c\($0)"), .string("a\($0)"), .string("b\($0)")] })
+    }
+  }
+
   private static func decode(
     _ bytes: [UInt8], numbering: FileNumbering, _ defersStrings: Bool
   ) throws -> RecordReader.Decoded {

@@ -325,16 +325,27 @@ public final class BinaryStore: MigratableStore {
     from stored: Schema, to schema: Schema,
     _ migrate: (consuming StoreContents) throws -> StoreContents
   ) throws {
-    try self.migrate(from: stored, to: schema, keepingRecords: false, migrate)
+    try self.migrate(from: stored, to: schema, keepingRecords: false, readingAs: nil) {
+      contents, _ in try migrate(contents)
+    }
   }
 
   /// Migrates as ``migrate(from:to:_:)`` does; with `keepingRecords`, the new file holds the
   /// old file's records as they are after the new header, which `schema`'s numbers read as
   /// the migrated contents (a lightweight migration that changes no stored value: see
   /// ``StoreMigration``), instead of a snapshot of the migrated contents.
+  ///
+  /// With `readingAs` (a schema numbered after `stored`, with the value each property it
+  /// adds starts with), the old file's records are read with its numbers, and so come out
+  /// migrated by the inferred migration that keeps every stored value
+  /// (``StoreMigration/readsStoredRecordsMigrated``): `migrate` is handed those contents,
+  /// and a function that reads the file again as stored (for a custom stage that asks for
+  /// the old objects).
   func migrate(
-    from stored: Schema, to schema: Schema, keepingRecords: Bool,
-    _ migrate: (consuming StoreContents) throws -> StoreContents
+    from stored: Schema, to schema: Schema, keepingRecords: Bool, readingAs: Schema?,
+    _ migrate:
+      (consuming StoreContents, _ readStored: @escaping () throws -> StoreContents) throws
+      -> StoreContents
   ) throws {
     try phase.withLock { phase in
       guard case .unopened = phase else {
@@ -344,10 +355,17 @@ public final class BinaryStore: MigratableStore {
       }
       do {
         // Read only for its objects: the old file's shapes are never used.
-        var old = try openFile(schema: stored, buildsShapes: false)
+        var old = try openFile(schema: stored, buildsShapes: false, replayingAs: readingAs)
         defer { old.file.close() }
+        let (file, start, storedSchema) = (old.file, old.header.byteCount, old.schema)
+        let readStored = { [self] () throws -> StoreContents in
+          let bytes = try file.readAll()
+          return try bytes.withUnsafeBytes {
+            try replay($0, from: start, schema: storedSchema).graph.contents
+          }
+        }
         // Taken out, so the migration holds the only reference to the values and moves them.
-        let migrated = try migrate(old.openedContents.take()!)
+        let migrated = try migrate(old.openedContents.take()!, readStored)
         let header = try BinaryStoreHeader.encode(schema: schema)
         let numbering = try checked { () throws(FormatError) in try FileNumbering(schema) }
         let installed: Compactor.Installed
@@ -413,7 +431,12 @@ public final class BinaryStore: MigratableStore {
 
   // MARK: - Opening
 
-  private func openFile(schema: Schema, buildsShapes: Bool = true) throws -> OpenState {
+  /// Opens the store's file with `schema` (creating it when there is none), its records
+  /// replayed with `replayingAs`'s numbers when given (see
+  /// ``migrate(from:to:keepingRecords:readingAs:_:)``).
+  private func openFile(schema: Schema, buildsShapes: Bool = true, replayingAs: Schema? = nil)
+    throws -> OpenState
+  {
     for _ in 0..<3 {
       if let file = try StoreFile.openIfPresent(url, mode: .readWrite, probe: probe) {
         do {
@@ -423,7 +446,8 @@ public final class BinaryStore: MigratableStore {
             file.close()
             continue
           }
-          let state = try read(file, schema: schema, buildsShapes: buildsShapes)
+          let state = try read(
+            file, schema: schema, buildsShapes: buildsShapes, replayingAs: replayingAs)
           compactor.removeStaleTemporaryFile()
           compactor.removeMigrationBackup()
           return state
@@ -452,10 +476,11 @@ public final class BinaryStore: MigratableStore {
       file: url)
   }
 
-  /// Reads and checks the header, replays every record, and cuts off a torn tail.
-  private func read(_ file: StoreFile, schema requested: Schema, buildsShapes: Bool) throws
-    -> OpenState
-  {
+  /// Reads and checks the header, replays every record (with `replayingAs`'s numbers when
+  /// given), and cuts off a torn tail.
+  private func read(
+    _ file: StoreFile, schema requested: Schema, buildsShapes: Bool, replayingAs: Schema? = nil
+  ) throws -> OpenState {
     // The store's schema is the requested one with the file's migration history (and its
     // version, when the request has none), which the headers of files written later
     // (compactions) keep.
@@ -472,7 +497,9 @@ public final class BinaryStore: MigratableStore {
       schema.history = header.schema.history
       if schema.version == nil { schema.version = header.schema.version }
       schema.adoptNumbers(of: header.schema)
-      return (header, try self.replay(buffer, from: header.byteCount, schema: schema))
+      return (
+        header, try self.replay(buffer, from: header.byteCount, schema: replayingAs ?? schema)
+      )
     }
     let numbering = try checked { () throws(FormatError) in try FileNumbering(schema) }
     var recovery: String?

@@ -33,6 +33,11 @@ struct FileNumbering: Sendable {
     /// The most values a record may hold for an object: the entity's last number (slots
     /// past ``runLength`` are of properties removed since, holes).
     let longestRun: Int
+    /// The most values of a record whose slots, holes passed over, hold properties in order
+    /// of position: such a run is read straight into place, the properties between its
+    /// values (added since it was written) taking their absent values. Properties moved
+    /// among the others make it shorter.
+    let orderedRun: Int
 
     /// The number of values an object of the entity has in a record written with this
     /// numbering.
@@ -160,11 +165,21 @@ struct FileNumbering: Sendable {
     // Numbers past the highest one a property has are only retired: no run slot.
     let runLength = (runSlotByPosition.max() ?? -1) + 1
     positionByRunSlot.removeLast(last - runLength)
+    var orderedRun = 0
+    var lastPosition = -1
+    for position in positionByRunSlot {
+      if position >= 0 {
+        guard position > lastPosition else { break }
+        lastPosition = position
+      }
+      orderedRun += 1
+    }
     return Entity(
       propertyCount: count, positionByRunSlot: positionByRunSlot,
       runSlotByPosition: runSlotByPosition,
       isPositional: runLength == count && runSlotByPosition.elementsEqual(0..<count),
-      absentValues: absentValues, shortestRun: shortestRun, longestRun: last)
+      absentValues: absentValues, shortestRun: shortestRun, longestRun: last,
+      orderedRun: orderedRun == runLength ? last : orderedRun)
   }
 
   /// The position of the entity a record names by `slot` (its number − 1), or nil when no

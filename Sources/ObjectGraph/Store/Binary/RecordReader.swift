@@ -287,35 +287,74 @@ struct RecordReader {
   private mutating func readObjects(count: Int, into objects: inout PackedObjects.Filler)
     throws(FormatError)
   {
-    var previousID: UInt64 = 0
-    for _ in 0..<count {
-      let start = reader.fileOffset
-      let id = ObjectID(rawValue: try reader.readDelta(from: previousID))
-      previousID = id.rawValue
-      let entitySlot = try reader.readInt()
-      let valueCount = try reader.readCount()
-      guard let entity = numbering.entityPosition(slot: entitySlot),
-        numbering.entities[entity].shortestRun <= valueCount,
-        valueCount <= numbering.entities[entity].longestRun
-      else {
-        throw FormatError(
-          offset: start,
-          message: "object \(id) of entity number \(entitySlot &+ 1) has \(valueCount) values, "
-            + "which no entity of the schema has")
-      }
-      let layout = numbering.entities[entity]
-      guard objects.hasRoom(forValues: layout.propertyCount) else {
-        throw FormatError(offset: start, message: "more objects or values than the record holds")
-      }
-      objects.beginObject(id: id, entity: entity)
-      if layout.isPositional && valueCount == layout.propertyCount {
-        for property in 0..<valueCount {
-          try readValue(slot: property, property: property, owner: id, into: &objects)
+    // Each object's layout is read in place: a copy per object retained its arrays, whose
+    // counts the cores reading a snapshot's parts then fought over (a read of records by
+    // number took four times as long as one by position).
+    let layouts = numbering.entities
+    try layouts.withUnsafeBufferPointer { (layouts) throws(FormatError) in
+      var previousID: UInt64 = 0
+      for _ in 0..<count {
+        let start = reader.fileOffset
+        let id = ObjectID(rawValue: try reader.readDelta(from: previousID))
+        previousID = id.rawValue
+        let entitySlot = try reader.readInt()
+        let valueCount = try reader.readCount()
+        guard let entity = numbering.entityPosition(slot: entitySlot),
+          layouts[entity].shortestRun <= valueCount, valueCount <= layouts[entity].longestRun
+        else {
+          throw FormatError(
+            offset: start,
+            message: "object \(id) of entity number \(entitySlot &+ 1) has \(valueCount) "
+              + "values, which no entity of the schema has")
         }
-      } else {
-        try readRun(of: layout, valueCount: valueCount, owner: id, into: &objects)
+        let layout = layouts.baseAddress! + entity
+        guard objects.hasRoom(forValues: layout.pointee.propertyCount) else {
+          throw FormatError(
+            offset: start, message: "more objects or values than the record holds")
+        }
+        objects.beginObject(id: id, entity: entity)
+        if layout.pointee.isPositional && valueCount == layout.pointee.propertyCount {
+          for property in 0..<valueCount {
+            try readValue(slot: property, property: property, owner: id, into: &objects)
+          }
+        } else if valueCount <= layout.pointee.orderedRun {
+          try readOrderedRun(of: layout, valueCount: valueCount, owner: id, into: &objects)
+        } else {
+          try readRun(of: layout, valueCount: valueCount, owner: id, into: &objects)
+        }
+        objectBytes += reader.fileOffset - start
       }
-      objectBytes += reader.fileOffset - start
+    }
+  }
+
+  /// Reads the `valueCount` values of an object whose run holds properties in order of
+  /// position (``FileNumbering/Entity/orderedRun``) straight into place: a hole's value read
+  /// and dropped, each property the run does not hold given its absent value where it goes.
+  /// A store migrated by adding or removing properties reads its records this way, at
+  /// about the cost of reading them by position.
+  private mutating func readOrderedRun(
+    of layout: UnsafePointer<FileNumbering.Entity>, valueCount: Int, owner: ObjectID,
+    into objects: inout PackedObjects.Filler
+  ) throws(FormatError) {
+    var next = 0
+    for slot in 0..<valueCount {
+      let property = layout.pointee.position(ofSlot: slot)
+      guard property >= 0 else {
+        _ = try readValue(slot: slot, property: property, owner: owner)  // for its context
+        continue
+      }
+      // Properties the run skips are past it (the run is in order): every one has an
+      // absent value (checked with the count).
+      while next < property {
+        objects.appendValue(layout.pointee.absentValues[next] ?? .null)
+        next += 1
+      }
+      try readValue(slot: slot, property: property, owner: owner, into: &objects)
+      next = property + 1
+    }
+    while next < layout.pointee.propertyCount {
+      objects.appendValue(layout.pointee.absentValues[next] ?? .null)
+      next += 1
     }
   }
 
@@ -324,12 +363,12 @@ struct RecordReader {
   /// ``pending``, then added in order of position, holes dropped, a property past the
   /// record's values taking its absent value.
   private mutating func readRun(
-    of layout: FileNumbering.Entity, valueCount: Int, owner: ObjectID,
+    of layout: UnsafePointer<FileNumbering.Entity>, valueCount: Int, owner: ObjectID,
     into objects: inout PackedObjects.Filler
   ) throws(FormatError) {
     pending.removeAll(keepingCapacity: true)
     for slot in 0..<valueCount {
-      let property = layout.position(ofSlot: slot)
+      let property = layout.pointee.position(ofSlot: slot)
       if property >= 0, objects.defersStrings, let tag = reader.peekByte(),
         tag == BinaryFormat.ValueTag.string.rawValue
           || tag == BinaryFormat.ValueTag.prefixedString.rawValue
@@ -351,10 +390,10 @@ struct RecordReader {
     swap(&run, &pending)
     defer { swap(&run, &pending) }
     run.withUnsafeMutableBufferPointer { run in
-      for (position, slot) in layout.runSlotByPosition.enumerated() {
+      for (position, slot) in layout.pointee.runSlotByPosition.enumerated() {
         guard slot < valueCount else {
           // Every property past `shortestRun` has one (checked with the count).
-          objects.appendValue(layout.absentValues[position] ?? .null)
+          objects.appendValue(layout.pointee.absentValues[position] ?? .null)
           continue
         }
         let value = (run.baseAddress! + slot).move()
