@@ -266,13 +266,7 @@ import Testing
 
   @Test func recordsOfAnEarlierNumberingReadWithAbsentValuesAndHoles() throws {
     let old = try FileNumbering(Self.notes(["a", "b", "c"], numbers: [1, 2, 3], last: 3))
-    let objects = (1...4).map { number in
-      ObjectSnapshot(
-        id: ObjectID(rawValue: UInt64(number)), entity: 0,
-        values: [.string("a\(number)"), .string("b\(number)"), .string("c\(number)")])
-    }
-    let snapshot = try RecordWriter.encodeSnapshot(
-      objects, nextObjectNumber: 10, numbering: old, inParts: false)
+    let snapshot = try Self.abcSnapshot(numbering: old)
     let update = try RecordWriter.encode(
       Changeset(
         updated: [
@@ -289,26 +283,12 @@ import Testing
     // b and c removed: the old runs are longer than the entity's.
     let trimmed = try FileNumbering(Self.notes(["a"], numbers: [1], last: 3))
     for defersStrings in [false, true] {
-      guard
-        case .snapshot(let packed, _) = try Self.decode(
-          snapshot.bytes, numbering: added, defersStrings
-        ).record
-      else {
-        Issue.record("not a snapshot")
-        return
-      }
       #expect(
-        packed.snapshots.map(\.values)
+        try Self.snapshotValues(snapshot, numbering: added, defersStrings)
           == (1...4).map { [.string("c\($0)"), .string("a\($0)"), .string("none")] })
-      guard
-        case .snapshot(let short, _) = try Self.decode(
-          snapshot.bytes, numbering: trimmed, defersStrings
-        ).record
-      else {
-        Issue.record("not a snapshot")
-        return
-      }
-      #expect(short.snapshots.map(\.values) == (1...4).map { [.string("a\($0)")] })
+      #expect(
+        try Self.snapshotValues(snapshot, numbering: trimmed, defersStrings)
+          == (1...4).map { [.string("a\($0)")] })
     }
     guard
       case .changeset(let changes) = try Self.decode(update.bytes, numbering: added, false)
@@ -324,19 +304,12 @@ import Testing
       "the change of the removed b is dropped")
     // A run shorter than the properties without an absent value is damage.
     let required = try FileNumbering(Self.notes(["a", "d"], numbers: [1, 4], last: 4))
-    let bytes = snapshot.bytes
-    #expect(throws: FormatError.self) { try Self.decode(bytes, numbering: required, false) }
+    #expect(throws: FormatError.self) { try Self.decode(snapshot, numbering: required, false) }
   }
 
   @Test func aRunInOrderOfPositionIsReadStraightIntoPlace() throws {
     let old = try FileNumbering(Self.notes(["a", "b", "c"], numbers: [1, 2, 3], last: 3))
-    let objects = (1...4).map { number in
-      ObjectSnapshot(
-        id: ObjectID(rawValue: UInt64(number)), entity: 0,
-        values: [.string("a\(number)"), .string("b\(number)"), .string("c\(number)")])
-    }
-    let snapshot = try RecordWriter.encodeSnapshot(
-      objects, nextObjectNumber: 10, numbering: old, inParts: false)
+    let snapshot = try Self.abcSnapshot(numbering: old)
     // c removed, d added between a and b: the old runs hold a and b in order, with a hole.
     let added = try FileNumbering(
       Self.notes(["a", "d", "b"], numbers: [1, 4, 2], last: 4, absent: ["d": .string("none")]))
@@ -347,24 +320,39 @@ import Testing
     #expect(moved.entities[0].orderedRun == 2)
     #expect(old.entities[0].orderedRun == 3)
     for defersStrings in [false, true] {
-      guard
-        case .snapshot(let inOrder, _) = try Self.decode(
-          snapshot.bytes, numbering: added, defersStrings
-        ).record,
-        case .snapshot(let placed, _) = try Self.decode(
-          snapshot.bytes, numbering: moved, defersStrings
-        ).record
-      else {
-        Issue.record("not a snapshot")
-        return
-      }
       #expect(
-        inOrder.snapshots.map(\.values)
+        try Self.snapshotValues(snapshot, numbering: added, defersStrings)
           == (1...4).map { [.string("a\($0)"), .string("none"), .string("b\($0)")] })
       #expect(
-        placed.snapshots.map(\.values)
+        try Self.snapshotValues(snapshot, numbering: moved, defersStrings)
           == (1...4).map { [.string("c\($0)"), .string("a\($0)"), .string("b\($0)")] })
     }
+  }
+
+  /// The bytes of a snapshot of four notes with strings `a`, `b` and `c`, written with
+  /// `numbering`.
+  private static func abcSnapshot(numbering: FileNumbering) throws -> [UInt8] {
+    let objects = (1...4).map { number in
+      ObjectSnapshot(
+        id: ObjectID(rawValue: UInt64(number)), entity: 0,
+        values: [.string("a\(number)"), .string("b\(number)"), .string("c\(number)")])
+    }
+    return try RecordWriter.encodeSnapshot(
+      objects, nextObjectNumber: 10, numbering: numbering, inParts: false
+    ).bytes
+  }
+
+  /// The values of each object of the snapshot record `bytes`, read with `numbering`.
+  private static func snapshotValues(
+    _ bytes: [UInt8], numbering: FileNumbering, _ defersStrings: Bool
+  ) throws -> [[PersistentValue]] {
+    guard
+      case .snapshot(let packed, _) = try decode(bytes, numbering: numbering, defersStrings).record
+    else {
+      Issue.record("not a snapshot")
+      return []
+    }
+    return packed.snapshots.map(\.values)
   }
 
   private static func decode(
