@@ -2,10 +2,10 @@ import Testing
 
 @testable import ObjectGraph
 
-/// ``InMemoryObjects`` (the in-memory store's storage, which keeps long edited lists in
-/// chunks) against a plain dictionary of snapshots: the same random changesets, applied by
-/// the same applier, leave the same objects, and a changeset that does not fit changes
-/// neither.
+/// ``InMemoryObjects`` (the in-memory store's storage) and ``LiveGraph`` (a replayed file's),
+/// which keep long edited lists apart in chunks, against a plain dictionary of snapshots:
+/// the same random changesets, applied by the same applier, leave the same objects, read
+/// whole or a value at a time, and a changeset that does not fit changes none of them.
 @Suite struct InMemoryObjectsTests {
   /// One entity: a title and an ordered list of other objects.
   private let schema = Schema(entities: [
@@ -29,6 +29,7 @@ import Testing
     let applier = ChangesetApplier(schema: schema)
     var random = SplitMix64(seed: 5)
     var chunked = InMemoryObjects()
+    var live = LiveGraph()
     var plain: [ObjectID: ObjectSnapshot] = [:]
     var lengths: [ObjectID: Int] = [:]
     var nextNumber: UInt64 = 1
@@ -47,6 +48,7 @@ import Testing
     }
     let first = Changeset(inserted: inserted, updated: [], deleted: [])
     try applier.apply(first, to: &chunked)
+    try live.apply(first, with: applier)
     try applier.apply(first, to: &plain)
 
     for round in 0..<600 {
@@ -104,12 +106,22 @@ import Testing
       }
       let changeset = Changeset(inserted: insertedNow, updated: updates, deleted: deleted)
       try applier.apply(changeset, to: &chunked)
+      try live.apply(changeset, with: applier)
       try applier.apply(changeset, to: &plain)
       if round % 20 == 0 || deleted.count > 0 {
-        #expect(chunked.sortedSnapshots == plain.values.sorted { $0.id < $1.id }, "round \(round)")
+        let expected = plain.values.sorted { $0.id < $1.id }
+        #expect(chunked.sortedSnapshots == expected, "round \(round)")
+        #expect(expected.map { live[$0.id] } == expected, "round \(round)")
+        #expect(
+          expected.map { live.value(of: $0.id, 1) } == expected.map { $0.values[1] },
+          "round \(round)")
       }
     }
     #expect(chunked.sortedSnapshots == plain.values.sorted { $0.id < $1.id })
+    let beforeJoining = plain.values.sorted { $0.id < $1.id }.map { live[$0.id] }
+    live.joinListsKeptApart()
+    #expect(live.sortedObjects == plain.values.sorted { $0.id < $1.id })
+    #expect(beforeJoining == live.sortedObjects)
 
     // A changeset whose last edit does not fit changes nothing, chunked lists included.
     let before = chunked.sortedSnapshots
@@ -126,5 +138,19 @@ import Testing
       ], deleted: [])
     #expect(throws: ObjectGraphError.self) { try applier.apply(misfit, to: &chunked) }
     #expect(chunked.sortedSnapshots == before)
+    try live.apply(
+      Changeset(
+        inserted: [],
+        updated: [
+          ObjectUpdate(
+            id: longest.key, entity: 0,
+            changes: [PropertyChange(property: 1, kind: .edit([.move(from: 0, to: 1)]))])
+        ], deleted: []), with: applier)
+    #expect(throws: ObjectGraphError.self) { try live.apply(misfit, with: applier) }
+    live.joinListsKeptApart()
+    var edited = before
+    let position = edited.firstIndex { $0.id == longest.key }!
+    edited[position].values[1].editList([.move(from: 0, to: 1)])
+    #expect(live.sortedObjects == edited)
   }
 }

@@ -1,26 +1,14 @@
 /// The objects of an ``InMemoryStore``: snapshots by id, with each long list that a save
-/// edited kept apart in chunks.
-///
-/// A snapshot keeps its lists as flat arrays, so an edit of a list of 100,000 shifted its
-/// tail (400 KB on average) on every save, as much again as the context's own array. A list
-/// longer than ``ChunkedList/maximumChunkCount`` moves out of its snapshot when a save first
-/// edits it, into a ``ChunkedList``; its slot in the snapshot then holds `.null`, and the
-/// chunked list answers for it until a save sets the property's whole value or deletes the
-/// object. Reads of the whole object (``subscript(_:)``, as a load makes them) join it back.
+/// edited kept apart in chunks (``ListsKeptApart``): an edit of a list of 100,000 in a
+/// snapshot shifted its tail (400 KB on average) on every save, as much again as the
+/// context's own array. Reads of the whole object (``subscript(_:)``, as a load makes them)
+/// join its lists back.
 ///
 /// Invariant (checked in debug builds): a list kept apart belongs to a stored object whose
 /// slot for it holds `.null`.
 struct InMemoryObjects: SnapshotStorage {
-  /// A list property of an object.
-  private struct ListKey: Hashable {
-    var id: ObjectID
-    var property: Int
-  }
-
   private var snapshots: [ObjectID: ObjectSnapshot] = [:]
-  /// The lists kept apart. One flat dictionary, edited through its `values` view: a write
-  /// through a nested dictionary's optional subscript allocated coroutine frames.
-  private var chunkedLists: [ListKey: ChunkedList<ObjectID>] = [:]
+  private var listsKeptApart = ListsKeptApart()
 
   /// Every object, sorted by id, with its lists joined back.
   ///
@@ -32,15 +20,15 @@ struct InMemoryObjects: SnapshotStorage {
   subscript(id: ObjectID) -> ObjectSnapshot? {
     get {
       guard var snapshot = snapshots[id] else { return nil }
-      forEachListKeptApart(of: snapshot) { key, list in
-        snapshot.values[key.property] = .references(list.elements)
+      guard !listsKeptApart.isEmpty else { return snapshot }
+      for property in snapshot.values.indices {
+        snapshot.values[property] = listsKeptApart.value(
+          ListsKeptApart.Key(id: id, property: property), slot: snapshot.values[property])
       }
       return snapshot
     }
     set {
-      if let old = snapshots[id] {
-        forEachListKeptApart(of: old) { key, _ in chunkedLists[key] = nil }
-      }
+      if let old = snapshots[id] { listsKeptApart.forgetLists(of: id, in: old.values) }
       snapshots[id] = newValue
     }
   }
@@ -52,72 +40,49 @@ struct InMemoryObjects: SnapshotStorage {
   }
 
   func value(of id: ObjectID, property: Int) -> PersistentValue {
-    let value = snapshots[id]!.values[property]
-    guard value == .null, let list = chunkedLists[ListKey(id: id, property: property)] else {
-      return value
-    }
-    return .references(list.elements)
+    listsKeptApart.value(
+      ListsKeptApart.Key(id: id, property: property), slot: snapshots[id]!.values[property])
   }
 
   mutating func setValue(_ value: PersistentValue, of id: ObjectID, property: Int) {
-    if snapshots[id]!.values[property] == .null {
-      chunkedLists[ListKey(id: id, property: property)] = nil
+    if case .null = snapshots[id]!.values[property] {
+      listsKeptApart.forget(ListsKeptApart.Key(id: id, property: property))
     }
     snapshots[id]!.values[property] = value
   }
 
   func listCount(of id: ObjectID, property: Int) -> Int? {
-    let value = snapshots[id]!.values[property]
-    guard value == .null, let list = chunkedLists[ListKey(id: id, property: property)] else {
-      return value.listCount
-    }
-    return list.count
+    listsKeptApart.listCount(
+      ListsKeptApart.Key(id: id, property: property), slot: snapshots[id]!.values[property])
   }
 
   /// Edits a list kept apart in place, or a short list in its snapshot; a long list moves
   /// apart first.
   ///
-  /// - Complexity: O(*e* × (*m* / ``ChunkedList/maximumChunkCount`` +
-  ///   ``ChunkedList/maximumChunkCount``)) for *e* edits of a list of *m* kept apart; the
-  ///   first edit of a long list also copies it once into chunks.
+  /// - Complexity: as ``ListsKeptApart/edit(_:slot:_:)``.
   mutating func editList(of id: ObjectID, property: Int, _ edits: [ListEdit]) {
-    let key = ListKey(id: id, property: property)
-    let index: Dictionary<ListKey, ChunkedList<ObjectID>>.Index
-    if let kept = chunkedLists.index(forKey: key) {
-      index = kept
-    } else {
-      guard case .references(let ids) = snapshots[id]!.values[property],
-        ids.count > ChunkedList<ObjectID>.maximumChunkCount
-      else {
-        return modifyValue(of: id, property: property) { $0.editList(edits) }
-      }
+    let key = ListsKeptApart.Key(id: id, property: property)
+    switch listsKeptApart.edit(key, slot: snapshots[id]!.values[property], edits) {
+    case .edited:
+      break
+    case .movedApart:
       snapshots[id]!.values[property] = .null
-      chunkedLists[key] = ChunkedList(ids)
-      index = chunkedLists.index(forKey: key)!
+    case .leftInPlace:
+      modifyValue(of: id, property: property) { $0.editList(edits) }
     }
-    try! chunkedLists.values[index].applyEdits(edits)  // checked to fit by the applier
     debugCheckInvariants(key)
-  }
-
-  /// Calls `body` with each list of `snapshot`'s object kept apart (their slots hold
-  /// `.null`).
-  private func forEachListKeptApart(
-    of snapshot: ObjectSnapshot, _ body: (ListKey, ChunkedList<ObjectID>) -> Void
-  ) {
-    guard !chunkedLists.isEmpty else { return }
-    for (property, value) in snapshot.values.enumerated() where value == .null {
-      let key = ListKey(id: snapshot.id, property: property)
-      if let list = chunkedLists[key] { body(key, list) }
-    }
   }
 
   /// Checks, in debug builds, that a list kept apart stands in for a `.null` slot of a
   /// stored object.
-  private func debugCheckInvariants(_ key: ListKey) {
+  private func debugCheckInvariants(_ key: ListsKeptApart.Key) {
     #if DEBUG
-      assert(
-        snapshots[key.id]?.values[key.property] == .null,
-        "InMemoryObjects: list \(key.property) of \(key.id) is kept twice, or outlived its object")
+      if listsKeptApart.list(key, slot: .null) != nil {
+        assert(
+          snapshots[key.id]?.values[key.property] == .null,
+          "InMemoryObjects: list \(key.property) of \(key.id) is kept twice, or outlived its object"
+        )
+      }
     #endif
   }
 }

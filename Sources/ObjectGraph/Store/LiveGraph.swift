@@ -6,9 +6,18 @@
 /// ``ChangesetApplier`` (all or nothing) through the graph's ``SnapshotStorage``
 /// conformance. Used to replay a file (``StoreReplayer``; an open ``BinaryStore`` keeps only
 /// ``ObjectShapes``) and for the contents a container's contexts share (``SharedContents``).
+///
+/// A long list that the changesets edit is kept apart in chunks while they apply
+/// (``ListsKeptApart``): replayed in the objects' values, the 3,000 saved edits of
+/// appbench's list of 100,000 each shifted its tail, two thirds of opening that store.
+/// ``joinListsKeptApart()`` puts them back; ``contents`` and ``sortedObjects`` are read
+/// after it.
 struct LiveGraph {
-  /// Every object, in the order the file gave them, with removed positions.
+  /// Every object, in the order the file gave them, with removed positions; a list kept
+  /// apart holds `.null` here until it is joined back.
   private(set) var objects = PackedObjects()
+  /// The long lists the changesets edited, while they apply.
+  private var listsKeptApart = ListsKeptApart()
   /// The position of each live object in ``objects``: made when first needed (a change
   /// applied, or ``makeIndex()``), so that opening a file that is one snapshot makes none.
   private var index: ObjectIndex? = ObjectIndex()
@@ -35,18 +44,35 @@ struct LiveGraph {
   /// Whether the graph holds no object.
   var isEmpty: Bool { objects.liveCount == 0 }
 
-  /// Every object and the next object number, as ``PersistentStore/load()`` returns them.
+  /// Every object and the next object number, as ``PersistentStore/load()`` returns them
+  /// (its lists joined: ``joinListsKeptApart()``).
   ///
   /// - Complexity: O(1): the packed objects are shared, not copied.
   var contents: StoreContents {
-    StoreContents(packed: objects, nextObjectNumber: nextObjectNumber)
+    precondition(listsKeptApart.isEmpty, "ObjectGraph: a live graph read with lists apart")
+    return StoreContents(packed: objects, nextObjectNumber: nextObjectNumber)
   }
 
-  /// Every object, sorted by id (the order compaction writes them in).
+  /// Every object, sorted by id (the order compaction writes them in; its lists joined).
   ///
   /// - Complexity: O(*n* log *n*) in the number of objects.
   var sortedObjects: [ObjectSnapshot] {
-    objects.snapshots.sorted { $0.id < $1.id }
+    precondition(listsKeptApart.isEmpty, "ObjectGraph: a live graph read with lists apart")
+    return objects.snapshots.sorted { $0.id < $1.id }
+  }
+
+  /// Puts each list kept apart back into its object's values.
+  ///
+  /// - Complexity: O(*m*) in the objects of the lists kept apart.
+  mutating func joinListsKeptApart() {
+    guard !listsKeptApart.isEmpty else { return }
+    var lists = listsKeptApart
+    listsKeptApart = ListsKeptApart()
+    lists.joinAll { key, ids in
+      objects.replaceValue(
+        at: objects.valueRange(indexed[key.id]!).lowerBound + key.property,
+        with: .references(ids))
+    }
   }
 
   /// The entity of the live object `id`, if there is one.
@@ -60,7 +86,9 @@ struct LiveGraph {
     guard let position = indexed[id] else { return nil }
     let range = objects.valueRange(position)
     guard property >= 0, property < range.count else { return nil }
-    return objects.value(at: range.lowerBound + property)
+    return listsKeptApart.value(
+      ListsKeptApart.Key(id: id, property: property),
+      slot: objects.value(at: range.lowerBound + property))
   }
 
   /// Applies a changeset, all or nothing.
@@ -80,6 +108,7 @@ struct LiveGraph {
   /// - Throws: ``ObjectGraphError/Code/corruptStore`` when an id appears twice.
   /// - Complexity: O(*n*) in the number of objects.
   mutating func replace(with snapshot: PackedObjects, nextObjectNumber: UInt64) throws {
+    listsKeptApart = ListsKeptApart()
     self.objects = snapshot
     self.nextObjectNumber = nextObjectNumber
     index = nil
@@ -147,13 +176,56 @@ extension LiveGraph: SnapshotStorage {
 
   /// Sets a value of the live object `id` in place.
   mutating func setValue(_ value: PersistentValue, of id: ObjectID, property: Int) {
-    objects.replaceValue(at: objects.valueRange(indexed[id]!).lowerBound + property, with: value)
+    let slot = objects.valueRange(indexed[id]!).lowerBound + property
+    if !listsKeptApart.isEmpty, case .null = objects.value(at: slot) {
+      listsKeptApart.forget(ListsKeptApart.Key(id: id, property: property))
+    }
+    objects.replaceValue(at: slot, with: value)
   }
 
-  /// The live object with this id; setting `nil` removes it.
+  /// The number of objects of list `property` of the live object `id`, without joining a
+  /// list kept apart.
+  func listCount(of id: ObjectID, property: Int) -> Int? {
+    let slot = objects.valueRange(indexed[id]!).lowerBound + property
+    return listsKeptApart.listCount(
+      ListsKeptApart.Key(id: id, property: property), slot: objects.value(at: slot))
+  }
+
+  /// Edits list `property` of the live object `id`: in its chunks once kept apart (a long
+  /// list moves apart at its first edit), in place when short.
+  ///
+  /// - Complexity: as ``ListsKeptApart/edit(_:slot:_:)``.
+  mutating func editList(of id: ObjectID, property: Int, _ edits: [ListEdit]) {
+    let key = ListsKeptApart.Key(id: id, property: property)
+    let slot = objects.valueRange(indexed[id]!).lowerBound + property
+    switch listsKeptApart.edit(key, slot: objects.value(at: slot), edits) {
+    case .edited:
+      break
+    case .movedApart:
+      objects.replaceValue(at: slot, with: .null)
+    case .leftInPlace:
+      modifyValue(of: id, property: property) { $0.editList(edits) }
+    }
+  }
+
+  /// The live object with this id (its lists kept apart joined); setting `nil` removes it.
   subscript(id: ObjectID) -> ObjectSnapshot? {
-    get { indexed[id].map { objects.snapshot(at: $0) } }
+    get {
+      guard let position = indexed[id] else { return nil }
+      var snapshot = objects.snapshot(at: position)
+      guard !listsKeptApart.isEmpty else { return snapshot }
+      for property in snapshot.values.indices {
+        snapshot.values[property] = listsKeptApart.value(
+          ListsKeptApart.Key(id: id, property: property), slot: snapshot.values[property])
+      }
+      return snapshot
+    }
     set {
+      if !listsKeptApart.isEmpty, let position = indexed[id] {
+        let objects = objects
+        listsKeptApart.forgetLists(
+          of: id, in: objects.valueRange(position).lazy.map { objects.value(at: $0) })
+      }
       switch (indexed[id], newValue) {
       case (let position?, let snapshot?):
         objects.replaceValues(at: position, with: snapshot.values)

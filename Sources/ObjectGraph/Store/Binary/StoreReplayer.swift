@@ -103,6 +103,8 @@ struct StoreReplayer {
   ///
   /// - Throws: As ``replay()``.
   func replay(into outcome: inout Outcome) throws(FormatError) {
+    // The long lists the saves edit stay apart until the end (see ``LiveGraph``).
+    defer { outcome.graph.joinListsKeptApart() }
     let applier = ChangesetApplier(schema: schema)
     let ending = try forEachRecord { frame, decoded throws(FormatError) in
       do {
