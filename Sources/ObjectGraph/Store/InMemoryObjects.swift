@@ -20,11 +20,7 @@ struct InMemoryObjects: SnapshotStorage {
   subscript(id: ObjectID) -> ObjectSnapshot? {
     get {
       guard var snapshot = snapshots[id] else { return nil }
-      guard !listsKeptApart.isEmpty else { return snapshot }
-      for property in snapshot.values.indices {
-        snapshot.values[property] = listsKeptApart.value(
-          ListsKeptApart.Key(id: id, property: property), slot: snapshot.values[property])
-      }
+      listsKeptApart.join(into: &snapshot.values, of: id)
       return snapshot
     }
     set {

@@ -39,6 +39,17 @@ struct ListsKeptApart {
     list(key, slot: stored).map { .references($0.elements) } ?? stored
   }
 
+  /// Replaces each `.null` slot of object `id`'s `values` that stands for a list kept
+  /// apart with that list, joined: the object as a whole read makes it.
+  ///
+  /// - Complexity: O(*p*) in the values, plus O(*m*) for each list of *m* kept apart.
+  func join(into values: inout [PersistentValue], of id: ObjectID) {
+    guard !lists.isEmpty else { return }
+    for property in values.indices {
+      values[property] = value(Key(id: id, property: property), slot: values[property])
+    }
+  }
+
   /// The number of objects of the list `key`'s slot, holding `stored`, stands for (`nil`
   /// when it holds no list).
   func listCount(_ key: Key, slot stored: PersistentValue) -> Int? {

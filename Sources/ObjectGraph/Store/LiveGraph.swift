@@ -213,11 +213,7 @@ extension LiveGraph: SnapshotStorage {
     get {
       guard let position = indexed[id] else { return nil }
       var snapshot = objects.snapshot(at: position)
-      guard !listsKeptApart.isEmpty else { return snapshot }
-      for property in snapshot.values.indices {
-        snapshot.values[property] = listsKeptApart.value(
-          ListsKeptApart.Key(id: id, property: property), slot: snapshot.values[property])
-      }
+      listsKeptApart.join(into: &snapshot.values, of: id)
       return snapshot
     }
     set {
