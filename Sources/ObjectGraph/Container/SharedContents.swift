@@ -58,11 +58,10 @@ struct SharedContents {
   /// - Complexity: O(*k*) in the changes noted, plus O(*n*) to index the objects the first
   ///   time a save is applied; the objects are shared, not copied.
   mutating func load() throws -> StoreContents {
-    defer { graph.joinListsKeptApart() }
     for changeset in noted { try graph.apply(changeset, with: applier) }
     noted = []
     notedChanges = 0
-    graph.joinListsKeptApart()
+    graph.joinListsKeptApart()  // after a throw, the coordinator drops the contents
     return graph.contents
   }
 }

@@ -84,8 +84,9 @@ struct StoreMigration {
       // Numbered after the stored schema: what the migration keeps keeps its number.
       let binary = store as? BinaryStore
       let keepsRecords = binary != nil && migration.keepsStoredValues
+      let origins = migration.origins(from: stored)
       var recorded = schema.numbered(
-        after: stored, origins: migration.origins(from: stored), keepingRecords: keepsRecords)
+        after: stored, origins: origins, keepingRecords: keepsRecords)
       recorded.history =
         (stored.history ?? []) + [
           MigrationRecord(
@@ -113,8 +114,7 @@ struct StoreMigration {
           ? nil
           : keepsRecords
             ? recorded
-            : schema.numbered(
-              after: stored, origins: migration.origins(from: stored), keepingRecords: true)
+            : schema.numbered(after: stored, origins: origins, keepingRecords: true)
         try binary.migrate(
           from: stored, to: recorded, keepingRecords: keepsRecords, readingAs: readingAs
         ) { contents, readStored in
