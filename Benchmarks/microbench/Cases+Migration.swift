@@ -66,6 +66,17 @@ extension Cases {
             store.keep(try ObjectContainer(for: Box.self, storeURL: store.url))
           }
         },
+        // The same boxes saved after a first save of one: a changeset record of new objects
+        // replayed after the snapshot, stored whole (no snapshot per object).
+        MicroBenchmark(
+          "open: binary store of \(count) boxes saved after a first save (per box)",
+          batchOf: count
+        ) {
+          let store = try StoreFileFixture(roots: roots, afterAFirstSave: true)
+          return { _ in
+            store.keep(try ObjectContainer(for: Box.self, storeURL: store.url))
+          }
+        },
         // The file's records in number order, with a hole where `detail` was: each object
         // is read in that order and its values put in order of position.
         MicroBenchmark(
@@ -132,7 +143,9 @@ final class StoreFileFixture {
   let url: URL
   private var containers: [ObjectContainer] = []
 
-  init(roots: Int) throws {
+  /// With `afterAFirstSave`, the trees are saved after a first save of one other box, so
+  /// that the file holds them as a changeset of new objects rather than its snapshot.
+  init(roots: Int, afterAFirstSave: Bool = false) throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "microbench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -140,6 +153,13 @@ final class StoreFileFixture {
     let container = try ObjectContainer(for: Box.self, storeURL: url)
     let context = try container.newContext()
     var random = FixtureRandom()
+    if afterAFirstSave {
+      context.insert(
+        Box(
+          id: random.nextUUID(), title: "First", detail: "",
+          created: Date(timeIntervalSince1970: 1_600_000_000), parent: nil))
+      try context.save()
+    }
     for root in 0..<roots {
       let top = Box(
         id: random.nextUUID(), title: "Root \(root)", detail: "detail \(root)",

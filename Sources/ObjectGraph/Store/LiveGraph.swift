@@ -208,6 +208,19 @@ extension LiveGraph: SnapshotStorage {
     }
   }
 
+  /// Appends objects none of which is live (``ChangesetApplier`` checked), in their order,
+  /// indexing each at its new position.
+  ///
+  /// - Complexity: O(*n*) in the objects' values, with one reservation for all of them.
+  mutating func insert(contentsOf inserted: PackedObjects) {
+    var position = objects.positionCount
+    for (offset, id) in inserted.ids.enumerated() where inserted.isLive(offset) {
+      index!.set(position, for: id)
+      position += 1
+    }
+    objects.append(contentsOf: inserted)
+  }
+
   /// The live object with this id (its lists kept apart joined); setting `nil` removes it.
   subscript(id: ObjectID) -> ObjectSnapshot? {
     get {

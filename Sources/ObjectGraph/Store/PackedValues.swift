@@ -100,6 +100,15 @@ struct PackedValues: @unchecked Sendable {
     buffer.count += values.count
   }
 
+  /// Appends copies of the values at `range` of `other`.
+  mutating func append(contentsOf other: PackedValues, _ range: Range<Int>) {
+    precondition(range.lowerBound >= 0 && range.upperBound <= other.count, "range out of range")
+    makeRoom(for: range.count)
+    (buffer.base + buffer.count).initialize(
+      from: other.buffer.base + range.lowerBound, count: range.count)
+    buffer.count += range.count
+  }
+
   /// Replaces the values at `range` with as many others.
   mutating func replaceSubrange(_ range: Range<Int>, with newValues: [PersistentValue]) {
     precondition(range.count == newValues.count, "values replaced by a different number")

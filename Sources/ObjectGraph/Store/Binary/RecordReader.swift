@@ -84,7 +84,7 @@ struct RecordReader {
     switch BinaryFormat.RecordKind(rawValue: kindByte) {
     case .changeset:
       let changeset = try decoder.readChangeset()
-      objectCount = changeset.inserted.count
+      objectCount = changeset.insertedObjects.count
       record = .changeset(changeset)
     case .snapshot:
       let next = try decoder.reader.readVarint()
@@ -130,7 +130,7 @@ struct RecordReader {
 
   private mutating func readChangeset() throws(FormatError) -> Changeset {
     let next = try reader.readVarint()
-    let inserted = try readObjects().snapshots
+    let inserted = try readObjects()
     let updateCount = try reader.readCount(minimumElementSize: 3)
     var updated: [ObjectUpdate] = []
     updated.reserveCapacity(updateCount)
@@ -163,7 +163,8 @@ struct RecordReader {
       deleted.append(ObjectID(rawValue: previousID))
     }
     return Changeset(
-      inserted: inserted, updated: updated, deleted: deleted, nextObjectNumber: next)
+      insertedObjects: ObjectList(packed: inserted), updated: updated, deleted: deleted,
+      nextObjectNumber: next)
   }
 
   /// Reads the parts of a snapshot in parts into one list. Every part must decode on its own
