@@ -8,22 +8,7 @@ import Testing
 /// changeset that does not fit changes nothing.
 @Suite struct ChangesetApplierTests {
   /// One entity: a title and an ordered list of other objects.
-  private let schema = Schema(entities: [
-    EntityDescription(
-      name: "Note",
-      properties: [
-        PropertyDescription(
-          name: "title",
-          kind: .attribute(
-            AttributeDescription(
-              type: .string, isOptional: false, isUnique: false, isIndexed: false))),
-        PropertyDescription(
-          name: "links",
-          kind: .relationship(
-            RelationshipDescription(
-              destination: "Note", isToMany: true, inverse: nil, deleteRule: .nullify))),
-      ])
-  ])
+  private let schema = Schema.titleAndList("Note")
 
   /// The three kinds of storage, fed the same changesets.
   private struct Storages {
@@ -66,10 +51,10 @@ import Testing
     }
   }
 
-  private func note(_ number: UInt64, _ title: String, links: [UInt64] = []) -> ObjectSnapshot {
+  private func note(_ number: UInt64, _ title: String, items: [UInt64] = []) -> ObjectSnapshot {
     ObjectSnapshot(
       id: ObjectID(rawValue: number), entity: 0,
-      values: [.string(title), .references(links.map { ObjectID(rawValue: $0) })])
+      values: [.string(title), .references(items.map { ObjectID(rawValue: $0) })])
   }
 
   /// A changeset whose new objects are packed, as a store's reader and a context make them.
@@ -92,14 +77,14 @@ import Testing
     var order: [ObjectID] = []
     // A large import, then 300 saves of one new object each, renaming and deleting older
     // ones on the way.
-    let imported = (1...2_000).map { note(UInt64($0), "n\($0)", links: [UInt64($0 / 2)]) }
+    let imported = (1...2_000).map { note(UInt64($0), "n\($0)", items: [UInt64($0 / 2)]) }
     try storages.apply(packed(imported))
     order += imported.map(\.id)
     for number in UInt64(2_001)...2_300 {
       let deleted: [UInt64] = number % 7 == 0 ? [number - 1_000] : []
       try storages.apply(
         packed(
-          [note(number, "n\(number)", links: [number - 1, 1])],
+          [note(number, "n\(number)", items: [number - 1, 1])],
           updated: [rename(number - 1, "r\(number)")], deleted: deleted))
       order.append(ObjectID(rawValue: number))
       order.removeAll { deleted.contains($0.rawValue) }

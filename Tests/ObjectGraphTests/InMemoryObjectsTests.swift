@@ -8,22 +8,7 @@ import Testing
 /// whole or a value at a time, and a changeset that does not fit changes none of them.
 @Suite struct InMemoryObjectsTests {
   /// One entity: a title and an ordered list of other objects.
-  private let schema = Schema(entities: [
-    EntityDescription(
-      name: "Holder",
-      properties: [
-        PropertyDescription(
-          name: "title",
-          kind: .attribute(
-            AttributeDescription(
-              type: .string, isOptional: false, isUnique: false, isIndexed: false))),
-        PropertyDescription(
-          name: "items",
-          kind: .relationship(
-            RelationshipDescription(
-              destination: "Holder", isToMany: true, inverse: nil, deleteRule: .nullify))),
-      ])
-  ])
+  private let schema = Schema.titleAndList("Holder")
 
   @Test func randomChangesetsLeaveWhatADictionaryLeaves() throws {
     let applier = ChangesetApplier(schema: schema)

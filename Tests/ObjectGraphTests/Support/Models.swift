@@ -153,3 +153,26 @@ class Vehicle: ManagedObject {
 final class Truck: Vehicle {
   @Attribute var load = 0
 }
+
+extension Schema {
+  /// One entity, `name`: a string `title` and an ordered to-many `items` of its own kind;
+  /// for tests of the storage that applies changesets.
+  static func titleAndList(_ name: String) -> Schema {
+    Schema(entities: [
+      EntityDescription(
+        name: name,
+        properties: [
+          PropertyDescription(
+            name: "title",
+            kind: .attribute(
+              AttributeDescription(
+                type: .string, isOptional: false, isUnique: false, isIndexed: false))),
+          PropertyDescription(
+            name: "items",
+            kind: .relationship(
+              RelationshipDescription(
+                destination: name, isToMany: true, inverse: nil, deleteRule: .nullify))),
+        ])
+    ])
+  }
+}
