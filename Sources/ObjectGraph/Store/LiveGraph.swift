@@ -211,7 +211,7 @@ extension LiveGraph: SnapshotStorage {
   /// Appends objects none of which is live (``ChangesetApplier`` checked), in their order,
   /// indexing each at its new position.
   ///
-  /// - Complexity: O(*n*) in the objects' values, with one reservation for all of them.
+  /// - Complexity: O(*n*) in the objects' values, amortized (the buffers grow geometrically).
   mutating func insert(contentsOf inserted: PackedObjects) {
     var position = objects.positionCount
     for (offset, id) in inserted.ids.enumerated() where inserted.isLive(offset) {
