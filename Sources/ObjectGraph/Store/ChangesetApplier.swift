@@ -211,14 +211,13 @@ public struct ChangesetApplier: Sendable {
     }
   }
 
-  /// New objects stored whole: packed, their ids increasing (so none repeats).
+  /// New objects stored whole: packed, none removed, their ids increasing (so none repeats).
   private struct InsertedWhole {
     let objects: PackedObjects
-    /// The live objects' ids, increasing.
-    let ids: [ObjectID]
 
-    /// Whether `id` is one of them: a binary search.
+    /// Whether `id` is one of them: a binary search of their ids.
     func contains(_ id: ObjectID) -> Bool {
+      let ids = objects.ids
       var (low, high) = (0, ids.count)
       while low < high {
         let middle = (low + high) / 2
@@ -228,30 +227,28 @@ public struct ChangesetApplier: Sendable {
     }
   }
 
-  /// The changeset's new objects, checked, when they can be stored whole: packed, in
-  /// increasing id order, none stored already and none named by an update of the same
-  /// changeset; `nil` when they go through snapshots (nothing is changed either way).
+  /// The changeset's new objects, checked, when they can be stored whole: packed with no
+  /// removed position, in increasing id order, none stored already and none named by an
+  /// update of the same changeset; `nil` when they go through snapshots (nothing is changed
+  /// either way).
   ///
   /// - Throws: ``ObjectGraphError/Code/corruptStore`` for an object of an unknown entity or
   ///   a wrong number of values, or one stored already.
   private func insertedWhole(_ changeset: Changeset, into objects: some SnapshotStorage)
     throws -> InsertedWhole?
   {
-    guard case .packed(let packed) = changeset.insertedObjects.storage, packed.liveCount > 0
+    guard case .packed(let packed) = changeset.insertedObjects.storage, packed.liveCount > 0,
+      packed.liveCount == packed.positionCount
     else { return nil }
-    var ids: [ObjectID] = []
-    ids.reserveCapacity(packed.liveCount)
-    for position in packed.ids.indices where packed.isLive(position) {
-      let id = packed.ids[position]
-      if let last = ids.last, last >= id { return nil }
+    for (position, id) in packed.ids.enumerated() {
+      if position > 0, packed.ids[position - 1] >= id { return nil }
       try check(
         id, entity: Int(packed.entities[position]), valueCount: packed.valueRange(position).count)
       guard !objects.contains(id) else {
         throw ObjectGraphError(.corruptStore, "object \(id) is inserted twice", objectID: id)
       }
-      ids.append(id)
     }
-    let whole = InsertedWhole(objects: packed, ids: ids)
+    let whole = InsertedWhole(objects: packed)
     if changeset.updated.contains(where: { whole.contains($0.id) }) { return nil }
     return whole
   }
