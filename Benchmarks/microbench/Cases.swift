@@ -7,7 +7,7 @@ import ObjectGraph
 enum Cases {
   static func all(roots: Int) -> [MicroBenchmark] {
     let groups: [[MicroBenchmark]] = [
-      identity(), objects(roots: roots), attributes(roots: roots),
+      identity(), objects(roots: roots), drafts(), attributes(roots: roots),
       relationships(roots: roots), lists(), fetches(roots: roots), queries(), orderedIndexes(),
       persistence(roots: roots), swiftDataStyle(), merges(),
       notifications(), migrations(),

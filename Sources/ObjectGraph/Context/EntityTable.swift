@@ -345,8 +345,8 @@ final class EntityTable {
       storedToOneIndexes[property]?.add(object, for: target.map(ObjectIdentifier.init))
     // Registered objects hold no deferred defaults, and no stored strings in indexed
     // attributes (a loader decodes those at once); only objects of released contexts hold
-    // released links.
-    case .toMany, .deferred, .released: break
+    // released links, and drafts are in no context.
+    case .toMany, .deferred, .released, .draft, .draftList: break
     }
   }
 
@@ -361,8 +361,8 @@ final class EntityTable {
       storedToOneIndexes[property]?.remove(object, for: target.map(ObjectIdentifier.init))
     // Registered objects hold no deferred defaults, and no stored strings in indexed
     // attributes (a loader decodes those at once); only objects of released contexts hold
-    // released links.
-    case .toMany, .deferred, .released: break
+    // released links, and drafts are in no context.
+    case .toMany, .deferred, .released, .draft, .draftList: break
     }
   }
 }

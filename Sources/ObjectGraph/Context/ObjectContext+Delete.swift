@@ -205,7 +205,7 @@ extension ObjectContext {
           case .toMany:
             object.setToMany(
               property.index, to: current.filter { !doomed.contains(ObjectIdentifier($0)) })
-          case .value, .deferred, .released: break
+          case .value, .deferred, .released, .draft, .draftList: break
           }
         }
       }

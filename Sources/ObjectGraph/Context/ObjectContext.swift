@@ -322,6 +322,8 @@ public final class ObjectContext {
     var next: ManagedObject? = object
     while let current = next ?? pending.popLast() {
       next = nil
+      // Objects related before any was inserted hold each other from now on.
+      if current.isDraft { DraftGraph.release(from: current) }
       if current.isTracked(by: self) {
         if current.lifecycle == .deleted { bringBack(current) }
         continue
@@ -518,6 +520,7 @@ public final class ObjectContext {
       link.isToMany
         ? .references(link.numbers.map { ObjectID(rawValue: $0) })
         : link.numbers.first.map { .reference(ObjectID(rawValue: $0)) } ?? .null
+    case .draft, .draftList: preconditionFailure("a draft is in no context")
     }
   }
 
@@ -586,6 +589,7 @@ extension Slot {
     case .toOne: .toOne(nil)
     case .toMany: .toMany([])
     case .released(let link): link.isToMany ? .toMany([]) : .toOne(nil)
+    case .draft, .draftList: preconditionFailure("a draft's relationship is emptied by a write")
     }
   }
 }

@@ -220,6 +220,7 @@ extension ManagedObject {
     case .value: slots[index]
     case .deferred(let pending): .value(pending.make())
     case .toOne, .toMany, .released: slots[index].emptied
+    case .draft, .draftList: preconditionFailure("a draft is in no context")
     }
   }
 }

@@ -793,7 +793,7 @@ extension EntityModel {
     return switch prototype.slots[index] {
     case .value(let value): value
     case .deferred(let pending): pending.make()
-    case .toOne, .toMany, .released: nil
+    case .toOne, .toMany, .released, .draft, .draftList: nil
     }
   }
 }

@@ -10,6 +10,7 @@ extension ManagedObject {
   /// Sets a to-one relationship, updating both sides.
   @usableFromInline
   final func setToOne(_ index: Int, to newTarget: ManagedObject?) {
+    if let newTarget { prepareToRelate(newTarget) }
     let relationship = model.relationship(index)!
     let oldTarget = slots[index].object
     if oldTarget === newTarget { return }
@@ -45,6 +46,7 @@ extension ManagedObject {
     let newMiddle = requested[prefix..<(requested.count - suffix)]
     if oldMiddle.isEmpty && newMiddle.isEmpty { return }
     for object in newMiddle { checkDestination(object, of: relationship, index) }
+    prepareToRelate(contentsOf: newMiddle)
     let oldIDs = Set(oldMiddle.lazy.map(ObjectIdentifier.init))
     var newIDs = Set<ObjectIdentifier>(minimumCapacity: newMiddle.count)
     // Whether an object of the new middle is in the list outside the old middle (at an
@@ -138,6 +140,7 @@ extension ManagedObject {
 
   /// Inserts an object into an ordered to-many relationship; if it is already there, moves it.
   final func insertRelated(_ object: ManagedObject, at position: Int, into index: Int) {
+    prepareToRelate(object)
     let relationship = model.relationship(index)!
     checkDestination(object, of: relationship, index)
     let count = slots[index].objects.count
@@ -163,6 +166,7 @@ extension ManagedObject {
   /// an object appears once, at its first position: an object already at or after
   /// `position` moves there, one before it stays.
   final func insertRelatedKeepingFirst(_ object: ManagedObject, at position: Int, into index: Int) {
+    prepareToRelate(object)
     let count = slots[index].objects.count
     guard position >= 0 && position <= count else {
       fatalError(
@@ -178,6 +182,7 @@ extension ManagedObject {
   /// Appends an object as `Array.append(_:)` would, but for an object already in the list,
   /// which stays where it is.
   final func appendRelated(_ object: ManagedObject, to index: Int) {
+    prepareToRelate(object)
     checkDestination(object, of: model.relationship(index)!, index)
     if contains(object, in: index) { return }
     insertRelated(object, at: slots[index].objects.count, into: index)
@@ -187,6 +192,7 @@ extension ManagedObject {
   /// an object appears once, at its first position. An object not in the list takes the
   /// place in place: O(1), recorded as the remove and insert it is.
   final func replaceRelated(at position: Int, with object: ManagedObject, in index: Int) {
+    prepareToRelate(object)
     checkIndex(position, "position", in: index)
     let relationship = model.relationship(index)!
     checkDestination(object, of: relationship, index)
@@ -351,7 +357,7 @@ extension ManagedObject {
     _ index: Int, _ edit: ListEditRecord, _ body: (inout [ManagedObject]) -> Void
   ) {
     var list = slots[index].objects
-    slots[index] = .toMany([])
+    slots[index] = isDraft ? slots[index].lendingList : .toMany([])
     body(&list)
     switch edit {
     case .insert(let object, let position):
@@ -368,7 +374,7 @@ extension ManagedObject {
     _ index: Int, _ edits: [ListEditRecord], _ body: (inout [ManagedObject]) -> Void
   ) {
     var list = slots[index].objects
-    slots[index] = .toMany([])
+    slots[index] = isDraft ? slots[index].lendingList : .toMany([])
     body(&list)
     for case .insert(let object, let position) in edits {
       object.listPositionHint = Int32(truncatingIfNeeded: position)
@@ -444,6 +450,41 @@ extension ManagedObject {
 
   // MARK: Helpers
 
+  /// Readies this object and `object` to be related: two objects in no context join one
+  /// draft graph (see ``DraftGraph``); a draft about to enter a context (the other
+  /// object's) becomes an ordinary object first, with every draft it reaches.
+  @inline(__always)
+  private final func prepareToRelate(_ object: ManagedObject) {
+    guard needsPreparing(object) else { return }
+    prepareToRelateSlowly(CollectionOfOne(object))
+  }
+
+  /// ``prepareToRelate(_:)`` for several objects (a list's new objects).
+  private final func prepareToRelate(contentsOf objects: ArraySlice<ManagedObject>) {
+    guard objects.contains(where: needsPreparing) else { return }
+    prepareToRelateSlowly(objects)
+  }
+
+  /// Whether relating `object` to this object involves a draft, or makes two (both in no
+  /// context).
+  @inline(__always)
+  private final func needsPreparing(_ object: ManagedObject) -> Bool {
+    isDraft || object.isDraft || (trackingReference == nil && object.trackingReference == nil)
+  }
+
+  @inline(never)
+  private final func prepareToRelateSlowly(_ objects: some Collection<ManagedObject>) {
+    // A released object's relationships refuse the write; one without inverse is held.
+    if isReleased { return }
+    let entersContext = trackingReference != nil || objects.contains { $0.trackingReference != nil }
+    if entersContext {
+      if isDraft { DraftGraph.release(from: self) }
+      for object in objects where object.isDraft { DraftGraph.release(from: object) }
+    } else {
+      for object in objects where !object.isReleased { DraftGraph.join(self, object) }
+    }
+  }
+
   private final func checkDestination(
     _ object: ManagedObject, of relationship: RelationshipModel, _ index: Int
   ) {
@@ -503,7 +544,7 @@ extension ManagedObject {
       switch slots[index] {
       case .toOne: setToOne(index, to: nil)
       case .toMany: setToMany(index, to: slots[index].objects.filter { $0 !== object })
-      case .value, .deferred, .released: break
+      case .value, .deferred, .released, .draft, .draftList: break
       }
     case .deny, .noAction:
       break
@@ -517,6 +558,18 @@ extension ManagedObject {
       current = class_getSuperclassPortable(candidate)
     }
     return false
+  }
+}
+
+extension Slot {
+  /// The slot while its list is taken out to change in place (so that the taken array is
+  /// its storage's only holder): empty, or a draft's as it is (its graph keeps its numbers).
+  fileprivate var lendingList: Slot {
+    switch self {
+    case .draftList(let membership, _): .draftList(membership, [])
+    case .draft: self
+    case .value, .deferred, .toOne, .toMany, .released: .toMany([])
+    }
   }
 }
 

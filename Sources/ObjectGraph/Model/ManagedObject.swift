@@ -74,6 +74,9 @@ open class ManagedObject: Observable, Hashable {
   /// are read through the graph the context left behind and cannot change (see
   /// ``ReleasedGraph``).
   @exclusivity(unchecked) final var isReleased = false
+  /// Whether the object, in no context, is related to another object in none: its
+  /// relationships are kept in a graph apart from the instances (see ``DraftGraph``).
+  @exclusivity(unchecked) final var isDraft = false
   private final let storedSlotCount: Int32
   @exclusivity(unchecked) private final var storedTableIndex: Int32 = -1
   /// The object's positions in its context's inserted, updated and deleted sets (see
@@ -151,6 +154,7 @@ open class ManagedObject: Observable, Hashable {
 
   deinit {
     if isReleased { retireFromReleasedGraph() }
+    if isDraft, retireFromDraftGraph() { return }  // its graph took its slots
     // One slot at a time: moving a value out destroys it with code specialized for `Slot`,
     // where `deinitialize(count:)` goes through the runtime's generic value witnesses.
     for index in 0..<slotCount { _ = (slots + index).move() }
@@ -279,6 +283,7 @@ open class ManagedObject: Observable, Hashable {
     if isReleased { refuseReleasedWrite(index) }
     // An object in no context that nobody has read: nothing to track or tell.
     guard isTrackedOrObserved else {
+      if isDraft { return writeDraftSlot(index, newValue, edits: edit.map { [$0] } ?? []) }
       slots[index] = newValue
       return
     }
@@ -289,12 +294,32 @@ open class ManagedObject: Observable, Hashable {
   final func writeSlot(_ index: Int, _ newValue: Slot, edits: [ListEditRecord]) {
     if isReleased { refuseReleasedWrite(index) }
     guard isTrackedOrObserved else {
+      if isDraft { return writeDraftSlot(index, newValue, edits: edits) }
       slots[index] = newValue
       return
     }
     writeTrackedSlot(index, newValue, edit: edits.first, listEdits: edits)
     guard edits.count > 1 else { return }
     withTrackingContext { $0.recordFurtherEdits(edits.dropFirst(), of: self, property: index) }
+  }
+
+  /// ``writeSlot(_:_:edit:)`` for a relationship of a draft: its graph keeps the related
+  /// objects' numbers (from the list's index edits, when given), and the slot the objects of
+  /// a list the draft holds (see ``DraftGraph``).
+  @inline(never)
+  private final func writeDraftSlot(_ index: Int, _ newValue: Slot, edits: [ListEditRecord]) {
+    guard let membership = slots[index].draftMembership else {
+      slots[index] = newValue  // an attribute, nobody observing it
+      return
+    }
+    let key = observation == nil ? nil : observationKey(index)
+    if let key { observation!.registrar.willSet(self, keyPath: key) }
+    membership.graph.store(newValue, membership.number, index, edits: edits)
+    // A list made again from the graph (``DraftGraph/instance(_:)``) is held again.
+    if case .toMany(let objects) = newValue, model.relationship(index)!.isHeldByDrafts {
+      slots[index] = .draftList(membership, objects)
+    }
+    if let key { observation!.registrar.didSet(self, keyPath: key) }
   }
 
   /// ``writeSlot(_:_:edit:)`` for an object a context tracks or someone observes.
@@ -304,6 +329,9 @@ open class ManagedObject: Observable, Hashable {
   private final func writeTrackedSlot(
     _ index: Int, _ newValue: Slot, edit: ListEditRecord?, listEdits: [ListEditRecord]? = nil
   ) {
+    if isDraft, slots[index].draftMembership != nil {
+      return writeDraftSlot(index, newValue, edits: listEdits ?? edit.map { [$0] } ?? [])
+    }
     if case .toMany(let list) = newValue {
       withTrackingContext { context in
         guard context.observers.observesLists else { return }

@@ -1,0 +1,395 @@
+/// The relationships of objects never inserted into a context, kept apart from the instances
+/// so that objects related to each other are freed when the app lets go of them.
+///
+/// Related objects hold each other both ways (a parent its children, each child its
+/// parent), which Swift's reference counting never frees. In a context that is fine: the
+/// context holds its objects anyway, and empties their relationships when it goes. Objects
+/// related before any is inserted have no context to do that:
+///
+/// ```swift
+/// do {
+///   let root = Box(title: "Root")
+///   for index in 0..<3 { _ = Box(title: "\(index)", parent: root) }
+/// }                      // the four boxes are freed here
+/// ```
+///
+/// So when two objects in no context are related, both become *drafts* of one graph: their
+/// relationships become member numbers here, each instance keeps its attributes, and the
+/// graph refers to its instances weakly. An instance holds the objects of a list whose
+/// inverse is a to-one (a parent its children: ``Slot/draftList(_:_:)``), which forms no
+/// cycle unless an object is made its own ancestor; every other relationship (a to-one,
+/// both sides of a many-to-many, a relationship without inverse) is only numbers
+/// (``Slot/draft(_:property:)``) and reads its objects from the graph. An instance freed
+/// while the graph lives gives it its attributes back first, and reading a relationship
+/// that reaches it makes it again from them, as the loader makes a stored object (without
+/// the initializer's defaults, and without the values of properties that are not
+/// persisted). Instances hold the graph, the graph holds none of them that holds it, so the
+/// graph goes with the last instance that can reach it.
+///
+/// Inserting a draft, or relating it to an object in a context, makes every draft it reaches
+/// an ordinary object again (``release(from:)``) just before the context inserts them all.
+///
+/// Every relationship write of a draft still goes through
+/// ``ManagedObject/writeSlot(_:_:edit:)`` (inverses, observers and the rule that an object
+/// appears once in a list are the same code as in a context); the write stores numbers here
+/// instead of objects in the slot, applying a list's index edit in O(1) besides the array's
+/// shift.
+///
+/// - Complexity: relating two drafts costs O(1), or O(*m*) to join a graph of *m* members
+///   into a larger one (O(*n* log *n*) over any *n* relations). Reading a list held by its
+///   owner costs what it costs in a context; reading any other relationship of *k* objects
+///   costs O(*k*), making the objects no instance is in use for.
+final class DraftGraph {
+  /// One object of the graph.
+  private struct Member {
+    let model: EntityModel
+    /// The instance in use, if any, unretained (an instance holds the graph): it clears
+    /// this as it is freed (``retire(_:_:)``), so it never dangles. A weak reference would
+    /// give every draft a side table, slowing every retain of it for the rest of its life.
+    var instance: Unmanaged<ManagedObject>?
+    /// The instance, held: an object without relationships (it does not hold the graph),
+    /// or one that left the graph for a context while other members still refer to it.
+    var heldInstance: ManagedObject?
+    /// Its slots while no instance is in use (relationships empty): the freed instance's
+    /// own allocation, which the graph frees.
+    var values: UnsafeMutablePointer<Slot>?
+    var valueCount = 0
+    /// Per property number, the related members' numbers (empty for attributes).
+    var lists: [[Int]]
+    /// Whether it left the graph for a context (``release(from:)``).
+    var hasLeft = false
+
+    init(model: EntityModel) {
+      self.model = model
+      lists = Array(repeating: [], count: model.propertyCount)
+    }
+  }
+
+  private var members: [Member] = []
+  /// The numbers of members held (``Member/heldInstance``), by identity.
+  private var heldNumbers: [ObjectIdentifier: Int] = [:]
+  /// Lists of freed instances whose objects are being let go (see ``retire(_:_:)``).
+  private var listsToRelease: [[ManagedObject]] = []
+  private var isReleasingLists = false
+
+  private init() {}
+
+  deinit {
+    for member in members {
+      guard let values = member.values else { continue }
+      values.deinitialize(count: member.valueCount)
+      values.deallocate()
+    }
+  }
+
+  // MARK: Joining
+
+  /// Puts two objects in no context in one graph, before a relationship write relates them:
+  /// the graph of either (joined, the smaller into the larger, when both have one) or a new
+  /// one.
+  @inline(never)
+  static func join(_ first: ManagedObject, _ second: ManagedObject) {
+    let graphs = (first.draftMembership?.graph, second.draftMembership?.graph)
+    switch graphs {
+    case (nil, nil):
+      let graph = DraftGraph()
+      _ = graph.number(of: first)
+      _ = graph.number(of: second)
+    case (let graph?, nil):
+      _ = graph.number(of: second)
+    case (nil, let graph?):
+      _ = graph.number(of: first)
+    case (let one?, let other?):
+      if one === other { return }
+      if one.members.count >= other.members.count {
+        one.absorb(other)
+      } else {
+        other.absorb(one)
+      }
+    }
+  }
+
+  /// Moves every member of `other` into this graph, after this graph's members.
+  private func absorb(_ other: DraftGraph) {
+    let offset = members.count
+    members.reserveCapacity(members.count + other.members.count)
+    for var member in other.members {
+      for property in member.model.relationshipIndices {
+        for position in member.lists[property].indices {
+          member.lists[property][position] += offset
+        }
+      }
+      if let instance = member.instance?.takeUnretainedValue(),
+        let membership = instance.draftMembership
+      {
+        membership.graph = self
+        membership.number += offset
+      }
+      members.append(member)
+    }
+    for (identifier, number) in other.heldNumbers { heldNumbers[identifier] = number + offset }
+    other.members = []
+    other.heldNumbers = [:]
+  }
+
+  /// The member number of `object`, which joins the graph if it is not in it: an object in
+  /// no context, whose relationships become numbers (those it holds already, objects related
+  /// before drafts existed or left by a delete, join too).
+  private func number(of object: ManagedObject) -> Int {
+    if let membership = object.draftMembership {
+      if membership.graph !== self { absorb(membership.graph) }
+      return membership.number
+    }
+    if let number = heldNumbers[ObjectIdentifier(object)] { return number }
+    let number = members.count
+    members.append(Member(model: object.model))
+    // An object without relationships holds no graph, so holding it forms no cycle; one in
+    // a context (held by a deleted object's kept relation) stays where it is.
+    let isInContext = object.trackingReference != nil || object.isReleased
+    if object.model.relationshipIndices.isEmpty || isInContext {
+      members[number].heldInstance = object
+      members[number].hasLeft = isInContext
+      heldNumbers[ObjectIdentifier(object)] = number
+      return number
+    }
+    members[number].instance = Unmanaged.passUnretained(object)
+    let membership = DraftMembership(graph: self, number: number)
+    var held: [(property: Int, objects: [ManagedObject])] = []
+    for property in object.model.relationshipIndices {
+      let objects = object.slots[property].objects
+      if !objects.isEmpty { held.append((property, objects)) }
+      object.slots[property] = Self.emptySlot(of: object.model, property, membership)
+    }
+    object.isDraft = true
+    for (property, objects) in held {
+      members[number].lists[property] = objects.map { self.number(of: $0) }
+      if case .draftList = object.slots[property] {
+        object.slots[property] = .draftList(membership, objects)
+      }
+    }
+    return number
+  }
+
+  /// A draft's relationship slot before anything is related through it.
+  private static func emptySlot(
+    of model: EntityModel, _ property: Int, _ membership: DraftMembership
+  ) -> Slot {
+    model.relationship(property)!.isHeldByDrafts
+      ? .draftList(membership, []) : .draft(membership, property: Int32(property))
+  }
+
+  // MARK: Reading
+
+  /// The instance of member `number`: the one in use, or one made from its values.
+  func instance(_ number: Int) -> ManagedObject {
+    if let instance = members[number].instance { return instance.takeUnretainedValue() }
+    if let instance = members[number].heldInstance { return instance }
+    let model = members[number].model
+    // Taken out first: the model's initializer runs while the object is made, and must
+    // find the graph's arrays free to change.
+    let (values, count) = (members[number].values!, members[number].valueCount)
+    members[number].values = nil
+    let object = ModelBuildState.current.make(
+      model, from: UnsafeBufferPointer(start: values, count: count))
+    values.deinitialize(count: count)
+    values.deallocate()
+    let membership = DraftMembership(graph: self, number: number)
+    for property in model.relationshipIndices {
+      // A list it held is read from the numbers until it changes (it is not held again).
+      object.slots[property] = .draft(membership, property: Int32(property))
+    }
+    object.isDraft = true
+    members[number].instance = Unmanaged.passUnretained(object)
+    return object
+  }
+
+  /// The objects related to member `number` through `property`, in order.
+  func objects(_ number: Int, _ property: Int) -> [ManagedObject] {
+    // Read first: making an instance changes the members.
+    let numbers = members[number].lists[property]
+    return numbers.map { instance($0) }
+  }
+
+  /// The object related to member `number` through to-one `property`.
+  func object(_ number: Int, _ property: Int) -> ManagedObject? {
+    guard let related = members[number].lists[property].first else { return nil }
+    return instance(related)
+  }
+
+  /// How many objects are related to member `number` through `property`.
+  func count(_ number: Int, _ property: Int) -> Int { members[number].lists[property].count }
+
+  // MARK: Writing
+
+  /// Stores what a draft's relationship write makes of `property` of member `number`:
+  /// a to-one's object, or a list, from its index edits when given (O(1) each besides the
+  /// shift) or whole.
+  func store(_ value: Slot, _ number: Int, _ property: Int, edits: some Collection<ListEditRecord>)
+  {
+    switch value {
+    case .toOne(let object):
+      members[number].lists[property] = object.map { [self.number(of: $0)] } ?? []
+    case .toMany(let objects):
+      if edits.isEmpty {
+        members[number].lists[property] = objects.map { self.number(of: $0) }
+      } else {
+        for edit in edits { apply(edit, number, property) }
+      }
+      assert(
+        objects.count > ManagedObject.checkedListLength || isInStep(objects, number, property),
+        "draft list out of step")
+    case .value, .deferred, .released, .draft, .draftList:
+      preconditionFailure("a relationship write stores objects")
+    }
+  }
+
+  /// Whether the numbers kept for a list are those of `objects`, in order (a debug-build
+  /// check of every write of a short list).
+  func isInStep(_ objects: [ManagedObject], _ number: Int, _ property: Int) -> Bool {
+    let numbers = members[number].lists[property]
+    guard numbers.count == objects.count else { return false }
+    return zip(numbers, objects).allSatisfy { number, object in
+      if let membership = object.draftMembership { return membership.number == number }
+      return heldNumbers[ObjectIdentifier(object)] == number
+    }
+  }
+
+  private func apply(_ edit: ListEditRecord, _ number: Int, _ property: Int) {
+    switch edit {
+    case .insert(let object, let position):
+      let related = self.number(of: object)
+      members[number].lists[property].insert(related, at: position)
+    case .remove(_, let position):
+      members[number].lists[property].remove(at: position)
+    case .move(let from, let to):
+      members[number].lists[property].moveElement(from: from, to: to)
+    }
+  }
+
+  /// Keeps the slots of an instance that is being freed, so that it can be made again:
+  /// its own allocation, taken over (returns true: the instance must not free it), or a
+  /// copy of the slots of one loaded with other objects (their memory goes with them).
+  ///
+  /// The objects of its lists are let go one list at a time, after the lists of the
+  /// instances freed before them, not inside this call: freeing a deep tree takes no stack
+  /// per level.
+  func retire(_ object: ManagedObject, _ number: Int) -> Bool {
+    let isTakenOver = object.ownsSlots
+    let slots: UnsafeMutablePointer<Slot>
+    if isTakenOver {
+      slots = object.slots
+    } else {
+      slots = .allocate(capacity: object.slotCount)
+      for index in 0..<object.slotCount {
+        if case .deferred(let pending) = object.slots[index] {
+          (slots + index).initialize(to: .value(pending.make()))  // its bytes go with the load
+        } else {
+          (slots + index).initialize(to: object.slots[index])
+        }
+      }
+    }
+    for property in object.model.relationshipIndices {
+      if case .draftList(_, let objects) = slots[property], !objects.isEmpty {
+        listsToRelease.append(objects)
+      }
+      slots[property] = object.model.relationship(property)!.isToMany ? .toMany([]) : .toOne(nil)
+    }
+    members[number].instance = nil
+    members[number].values = slots
+    members[number].valueCount = object.slotCount
+    if !isReleasingLists {
+      isReleasingLists = true
+      while let objects = listsToRelease.popLast() { withExtendedLifetime(objects) {} }
+      isReleasingLists = false
+    }
+    return isTakenOver
+  }
+
+  // MARK: Leaving
+
+  /// Makes the drafts `object` reaches ordinary objects holding each other, as a context
+  /// holds its objects: it is about to insert them (``ObjectContext/insert(_:)``). Members
+  /// it does not reach stay drafts; those that left stay held for them.
+  ///
+  /// - Complexity: O(*m* + *r*) in the members reached and their relations.
+  @inline(never)
+  static func release(from object: ManagedObject) {
+    guard let membership = object.draftMembership else { return }
+    let graph = membership.graph
+    var reached = [membership.number]
+    var isReached = [Bool](repeating: false, count: graph.members.count)
+    isReached[membership.number] = true
+    var next = 0
+    while next < reached.count {
+      let number = reached[next]
+      next += 1
+      for property in graph.members[number].model.relationshipIndices {
+        for related in graph.members[number].lists[property]
+        where !isReached[related] && !graph.members[related].hasLeft {
+          isReached[related] = true
+          reached.append(related)
+        }
+      }
+    }
+    // Every instance first (made where none is in use), then their relationships.
+    let instances = reached.map { graph.instance($0) }
+    for (number, instance) in zip(reached, instances) where instance.isDraft {
+      for property in instance.model.relationshipIndices {
+        let related = graph.objects(number, property)
+        instance.slots[property] =
+          instance.model.relationship(property)!.isToMany ? .toMany(related) : .toOne(related.first)
+      }
+      instance.isDraft = false
+    }
+    for (number, instance) in zip(reached, instances) {
+      graph.members[number].hasLeft = true
+      graph.members[number].heldInstance = instance
+      graph.members[number].instance = nil
+      graph.heldNumbers[ObjectIdentifier(instance)] = number
+    }
+  }
+}
+
+/// A draft instance's place in its graph (see ``DraftGraph``): shared by its relationship
+/// slots, and updated when its graph joins another.
+@usableFromInline
+final class DraftMembership {
+  var graph: DraftGraph
+  var number: Int
+
+  init(graph: DraftGraph, number: Int) {
+    self.graph = graph
+    self.number = number
+  }
+
+  /// The objects the draft's relationship `property` relates it to, in order.
+  @usableFromInline
+  func objects(_ property: Int32) -> [ManagedObject] { graph.objects(number, Int(property)) }
+
+  /// The object the draft's to-one `property` relates it to.
+  @usableFromInline
+  func object(_ property: Int32) -> ManagedObject? { graph.object(number, Int(property)) }
+}
+
+extension RelationshipModel {
+  /// Whether a draft holds this relationship's objects (a list whose inverse is a to-one:
+  /// a parent holds its children), rather than only their numbers (see ``DraftGraph``).
+  var isHeldByDrafts: Bool { isToMany && inverse != nil && inverseModel?.isToMany == false }
+}
+
+extension ManagedObject {
+  /// The object's place in its draft graph, if it is a draft.
+  final var draftMembership: DraftMembership? {
+    guard isDraft, let first = model.relationshipIndices.first else { return nil }
+    return slots[first].draftMembership
+  }
+
+  /// Gives a draft's slots to its graph as it is freed, for the next instance of it (see
+  /// ``DraftGraph/retire(_:_:)``); returns whether the graph took over their allocation.
+  @inline(never)
+  final func retireFromDraftGraph() -> Bool {
+    guard let membership = draftMembership else { return false }
+    let graph = membership.graph  // held: the retirement lets go of the membership
+    return graph.retire(self, membership.number)
+  }
+}
