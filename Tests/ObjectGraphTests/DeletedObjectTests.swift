@@ -203,8 +203,9 @@ import Testing
   }
 
   /// The save/open invariant: random inserts, deletes (cascading), re-inserts of deleted
-  /// objects (before and after their deletion is saved) and relations to deleted objects;
-  /// every save that returns leaves a file that opens, and holds what the context held.
+  /// objects (before and after their deletion is saved), relations to deleted objects and
+  /// branches built before they are inserted (or thrown away); every save that returns
+  /// leaves a file that opens, and holds what the context held.
   @Test(arguments: [1, 2, 3] as [UInt64])
   func everySaveLeavesAStoreThatOpensAndEqualsTheContext(seed: UInt64) throws {
     var random = SplitMix64(seed: seed)
@@ -217,7 +218,7 @@ import Testing
     }
     for step in 0..<250 {
       var boxes = try live()
-      switch random.next() % 9 {
+      switch random.next() % 10 {
       case 0, 1, 2:
         counter += 1
         let parent =
@@ -250,6 +251,24 @@ import Testing
       case 7:
         stack.context.rollback()
         deletedBeforeSave.removeAll()
+      case 8:
+        // A branch built before it is inserted, then related to a live box (which inserts
+        // it), inserted on its own, or thrown away.
+        var branch: [Box] = []
+        for _ in 0..<(1 + Int(random.next() % 4)) {
+          counter += 1
+          let parent = branch.isEmpty ? nil : branch.randomElement(using: &random)
+          branch.append(Box(title: String(format: "box %04d", counter), parent: parent))
+        }
+        switch random.next() % 3 {
+        case 0:
+          if let parent = boxes.randomElement(using: &random) {
+            parent.children.insert(
+              branch[0], at: random.next() % 2 == 0 ? 0 : parent.children.count)
+          }
+        case 1: stack.context.insert(branch.randomElement(using: &random)!)
+        default: break
+        }
       default:
         try stack.context.save()
         deletedAndSaved += deletedBeforeSave.filter { $0.context == nil }
