@@ -162,6 +162,29 @@ import Testing
     try stack.context.save()
   }
 
+  /// An object inserted from a tree, deleted and saved, then related again to a draft of
+  /// the tree it came from, is a draft again: freed with it, and reading as it should.
+  @Test func anObjectBackFromAContextIsADraftAgain() throws {
+    let stack = try Stack()
+    weak var weakLeft: Box?
+    weak var weakStayed: Box?
+    do {
+      let root = Box(title: "root")
+      let stayed = Box(title: "stayed", parent: root)
+      let left = Box(title: "left", parent: root)
+      stayed.parent = nil  // in the graph, related to nothing
+      stack.context.insert(root)
+      #expect(left.context === stack.context && stayed.context == nil)
+      stack.context.delete(left)
+      try stack.context.save()
+      #expect(left.context == nil)
+      left.parent = stayed
+      #expect(stayed.children.map(\.title) == ["left"] && left.isDraft)
+      (weakLeft, weakStayed) = (left, stayed)
+    }
+    #expect(weakLeft == nil && weakStayed == nil)
+  }
+
   /// Two trees built apart are joined when an object of one is related to one of the other.
   @Test func twoDraftTreesJoinWhenRelated() throws {
     let first = Box(title: "first")

@@ -15,7 +15,7 @@
 ///
 /// So when two objects in no context are related, both become *drafts* of one graph: their
 /// relationships become member numbers here, each instance keeps its attributes, and the
-/// graph refers to its instances weakly. An instance holds the objects of a list whose
+/// graph refers to its instances unretained. An instance holds the objects of a list whose
 /// inverse is a to-one (a parent its children: ``Slot/draftList(_:_:)``), which forms no
 /// cycle unless an object is made its own ancestor; every other relationship (a to-one,
 /// both sides of a many-to-many, a relationship without inverse) is only numbers
@@ -39,10 +39,13 @@
 ///   into a larger one (O(*n* log *n*) over any *n* relations). Reading a list held by its
 ///   owner costs what it costs in a context; reading any other relationship of *k* objects
 ///   costs O(*k*), making the objects no instance is in use for.
+@usableFromInline
 final class DraftGraph {
   /// One object of the graph.
   private struct Member {
     let model: EntityModel
+    /// Where its relationships' links start in ``links`` (one entry a property).
+    let linkStart: Int
     /// The instance in use, if any, unretained (an instance holds the graph): it clears
     /// this as it is freed (``retire(_:_:)``), so it never dangles. A weak reference would
     /// give every draft a side table, slowing every retain of it for the rest of its life.
@@ -54,18 +57,50 @@ final class DraftGraph {
     /// own allocation, which the graph frees.
     var values: UnsafeMutablePointer<Slot>?
     var valueCount = 0
-    /// Per property number, the related members' numbers (empty for attributes).
-    var lists: [[Int]]
     /// Whether it left the graph for a context (``release(from:)``).
     var hasLeft = false
 
-    init(model: EntityModel) {
+    init(model: EntityModel, linkStart: Int) {
       self.model = model
-      lists = Array(repeating: [], count: model.propertyCount)
+      self.linkStart = linkStart
+    }
+  }
+
+  /// The members a relationship of a member relates it to: a to-one's without an array.
+  private enum Link {
+    case none
+    case one(Int)
+    case many([Int])
+
+    var numbers: [Int] {
+      switch self {
+      case .none: []
+      case .one(let number): [number]
+      case .many(let numbers): numbers
+      }
+    }
+
+    var first: Int? {
+      switch self {
+      case .none: nil
+      case .one(let number): number
+      case .many(let numbers): numbers.first
+      }
+    }
+
+    func offset(by offset: Int) -> Link {
+      switch self {
+      case .none: .none
+      case .one(let number): .one(number + offset)
+      case .many(let numbers): .many(numbers.map { $0 + offset })
+      }
     }
   }
 
   private var members: [Member] = []
+  /// Every member's links, a run of one per property each (attributes' stay `.none`): no
+  /// allocation per member.
+  private var links: [Link] = []
   /// The numbers of members held (``Member/heldInstance``), by identity.
   private var heldNumbers: [ObjectIdentifier: Int] = [:]
   /// Lists of freed instances whose objects are being let go (see ``retire(_:_:)``).
@@ -81,6 +116,9 @@ final class DraftGraph {
       values.deallocate()
     }
   }
+
+  /// The index in ``links`` of relationship `property` of member `number`.
+  private func link(_ number: Int, _ property: Int) -> Int { members[number].linkStart + property }
 
   // MARK: Joining
 
@@ -111,24 +149,22 @@ final class DraftGraph {
 
   /// Moves every member of `other` into this graph, after this graph's members.
   private func absorb(_ other: DraftGraph) {
-    let offset = members.count
-    members.reserveCapacity(members.count + other.members.count)
-    for var member in other.members {
-      for property in member.model.relationshipIndices {
-        for position in member.lists[property].indices {
-          member.lists[property][position] += offset
-        }
-      }
-      if let instance = member.instance?.takeUnretainedValue(),
-        let membership = instance.draftMembership
-      {
-        membership.graph = self
-        membership.number += offset
-      }
-      members.append(member)
+    // No reservation: joining many small graphs into one must grow it geometrically.
+    let (offset, linkOffset) = (members.count, links.count)
+    for (index, member) in other.members.enumerated() {
+      members.append(Member(model: member.model, linkStart: member.linkStart + linkOffset))
+      members[offset + index].instance = member.instance
+      members[offset + index].heldInstance = member.heldInstance
+      members[offset + index].values = member.values
+      members[offset + index].valueCount = member.valueCount
+      members[offset + index].hasLeft = member.hasLeft
+      member.instance?.takeUnretainedValue().setDraftMembership(
+        DraftMembership(graph: self, number: offset + index))
     }
+    for link in other.links { links.append(link.offset(by: offset)) }
     for (identifier, number) in other.heldNumbers { heldNumbers[identifier] = number + offset }
     other.members = []
+    other.links = []
     other.heldNumbers = [:]
   }
 
@@ -137,20 +173,34 @@ final class DraftGraph {
   /// before drafts existed or left by a delete, join too).
   private func number(of object: ManagedObject) -> Int {
     if let membership = object.draftMembership {
-      if membership.graph !== self { absorb(membership.graph) }
-      return membership.number
+      if membership.graph === self { return membership.number }
+      absorb(membership.graph)
+      return object.draftMembership!.number
     }
-    if let number = heldNumbers[ObjectIdentifier(object)] { return number }
-    let number = members.count
-    members.append(Member(model: object.model))
-    // An object without relationships holds no graph, so holding it forms no cycle; one in
-    // a context (held by a deleted object's kept relation) stays where it is.
     let isInContext = object.trackingReference != nil || object.isReleased
-    if object.model.relationshipIndices.isEmpty || isInContext {
-      members[number].heldInstance = object
-      members[number].hasLeft = isInContext
-      heldNumbers[ObjectIdentifier(object)] = number
-      return number
+    let number: Int
+    if let known = heldNumbers[ObjectIdentifier(object)] {
+      if !members[known].hasLeft || isInContext { return known }
+      // It left for a context and came back (deleted there, and saved): a member again,
+      // under the number the members that still name it know, with no relations yet.
+      number = known
+      members[number].hasLeft = false
+      for property in 0..<object.model.propertyCount { links[link(number, property)] = .none }
+      if object.model.relationshipIndices.isEmpty { return number }
+      heldNumbers[ObjectIdentifier(object)] = nil
+      members[number].heldInstance = nil
+    } else {
+      number = members.count
+      members.append(Member(model: object.model, linkStart: links.count))
+      links.append(contentsOf: repeatElement(.none, count: object.model.propertyCount))
+      // An object without relationships holds no graph, so holding it forms no cycle; one
+      // in a context (held by a deleted object's kept relation) stays where it is.
+      if object.model.relationshipIndices.isEmpty || isInContext {
+        members[number].heldInstance = object
+        members[number].hasLeft = isInContext
+        heldNumbers[ObjectIdentifier(object)] = number
+        return number
+      }
     }
     members[number].instance = Unmanaged.passUnretained(object)
     let membership = DraftMembership(graph: self, number: number)
@@ -162,9 +212,11 @@ final class DraftGraph {
     }
     object.isDraft = true
     for (property, objects) in held {
-      members[number].lists[property] = objects.map { self.number(of: $0) }
+      let numbers = objects.map { self.number(of: $0) }
+      let isToOne = !object.model.relationship(property)!.isToMany
+      links[link(number, property)] = isToOne ? .one(numbers[0]) : .many(numbers)
       if case .draftList = object.slots[property] {
-        object.slots[property] = .draftList(membership, objects)
+        object.slots[property] = .draftList(objects, membership)
       }
     }
     return number
@@ -175,7 +227,7 @@ final class DraftGraph {
     of model: EntityModel, _ property: Int, _ membership: DraftMembership
   ) -> Slot {
     model.relationship(property)!.isHeldByDrafts
-      ? .draftList(membership, []) : .draft(membership, property: Int32(property))
+      ? .draftList([], membership) : .draft(membership, property: Int32(property))
   }
 
   // MARK: Reading
@@ -206,18 +258,15 @@ final class DraftGraph {
   /// The objects related to member `number` through `property`, in order.
   func objects(_ number: Int, _ property: Int) -> [ManagedObject] {
     // Read first: making an instance changes the members.
-    let numbers = members[number].lists[property]
+    let numbers = links[link(number, property)].numbers
     return numbers.map { instance($0) }
   }
 
   /// The object related to member `number` through to-one `property`.
   func object(_ number: Int, _ property: Int) -> ManagedObject? {
-    guard let related = members[number].lists[property].first else { return nil }
+    guard let related = links[link(number, property)].first else { return nil }
     return instance(related)
   }
-
-  /// How many objects are related to member `number` through `property`.
-  func count(_ number: Int, _ property: Int) -> Int { members[number].lists[property].count }
 
   // MARK: Writing
 
@@ -228,10 +277,12 @@ final class DraftGraph {
   {
     switch value {
     case .toOne(let object):
-      members[number].lists[property] = object.map { [self.number(of: $0)] } ?? []
+      let related = object.map { self.number(of: $0) }
+      links[link(number, property)] = related.map { .one($0) } ?? .none
     case .toMany(let objects):
       if edits.isEmpty {
-        members[number].lists[property] = objects.map { self.number(of: $0) }
+        let numbers = objects.map { self.number(of: $0) }
+        links[link(number, property)] = .many(numbers)
       } else {
         for edit in edits { apply(edit, number, property) }
       }
@@ -246,7 +297,7 @@ final class DraftGraph {
   /// Whether the numbers kept for a list are those of `objects`, in order (a debug-build
   /// check of every write of a short list).
   func isInStep(_ objects: [ManagedObject], _ number: Int, _ property: Int) -> Bool {
-    let numbers = members[number].lists[property]
+    let numbers = links[link(number, property)].numbers
     guard numbers.count == objects.count else { return false }
     return zip(numbers, objects).allSatisfy { number, object in
       if let membership = object.draftMembership { return membership.number == number }
@@ -255,15 +306,18 @@ final class DraftGraph {
   }
 
   private func apply(_ edit: ListEditRecord, _ number: Int, _ property: Int) {
+    // Numbered first: numbering a new member grows the links.
+    var inserted = 0
+    if case .insert(let object, _) = edit { inserted = self.number(of: object) }
+    let index = link(number, property)
+    var numbers = links[index].numbers
+    links[index] = .none  // so that the numbers are changed in place
     switch edit {
-    case .insert(let object, let position):
-      let related = self.number(of: object)
-      members[number].lists[property].insert(related, at: position)
-    case .remove(_, let position):
-      members[number].lists[property].remove(at: position)
-    case .move(let from, let to):
-      members[number].lists[property].moveElement(from: from, to: to)
+    case .insert(_, let position): numbers.insert(inserted, at: position)
+    case .remove(_, let position): numbers.remove(at: position)
+    case .move(let from, let to): numbers.moveElement(from: from, to: to)
     }
+    links[index] = .many(numbers)
   }
 
   /// Keeps the slots of an instance that is being freed, so that it can be made again:
@@ -289,7 +343,7 @@ final class DraftGraph {
       }
     }
     for property in object.model.relationshipIndices {
-      if case .draftList(_, let objects) = slots[property], !objects.isEmpty {
+      if case .draftList(let objects, _) = slots[property], !objects.isEmpty {
         listsToRelease.append(objects)
       }
       slots[property] = object.model.relationship(property)!.isToMany ? .toMany([]) : .toOne(nil)
@@ -324,7 +378,7 @@ final class DraftGraph {
       let number = reached[next]
       next += 1
       for property in graph.members[number].model.relationshipIndices {
-        for related in graph.members[number].lists[property]
+        for related in graph.links[graph.link(number, property)].numbers
         where !isReached[related] && !graph.members[related].hasLeft {
           isReached[related] = true
           reached.append(related)
@@ -335,9 +389,9 @@ final class DraftGraph {
     let instances = reached.map { graph.instance($0) }
     for (number, instance) in zip(reached, instances) where instance.isDraft {
       for property in instance.model.relationshipIndices {
-        let related = graph.objects(number, property)
         instance.slots[property] =
-          instance.model.relationship(property)!.isToMany ? .toMany(related) : .toOne(related.first)
+          instance.model.relationship(property)!.isToMany
+          ? .toMany(graph.objects(number, property)) : .toOne(graph.object(number, property))
       }
       instance.isDraft = false
     }
@@ -350,17 +404,20 @@ final class DraftGraph {
   }
 }
 
-/// A draft instance's place in its graph (see ``DraftGraph``): shared by its relationship
-/// slots, and updated when its graph joins another.
+/// A draft instance's place in its graph (see ``DraftGraph``), kept in each of its
+/// relationship slots (no allocation), rewritten when its graph joins another.
 @usableFromInline
-final class DraftMembership {
-  var graph: DraftGraph
-  var number: Int
+struct DraftMembership {
+  @usableFromInline let graph: DraftGraph
+  private let storedNumber: Int32
 
   init(graph: DraftGraph, number: Int) {
     self.graph = graph
-    self.number = number
+    storedNumber = Int32(number)
   }
+
+  /// The draft's member number.
+  var number: Int { Int(storedNumber) }
 
   /// The objects the draft's relationship `property` relates it to, in order.
   @usableFromInline
@@ -382,6 +439,17 @@ extension ManagedObject {
   final var draftMembership: DraftMembership? {
     guard isDraft, let first = model.relationshipIndices.first else { return nil }
     return slots[first].draftMembership
+  }
+
+  /// Moves a draft to another place (its graph joined another).
+  fileprivate final func setDraftMembership(_ membership: DraftMembership) {
+    for property in model.relationshipIndices {
+      switch slots[property] {
+      case .draft(_, let stored): slots[property] = .draft(membership, property: stored)
+      case .draftList(let objects, _): slots[property] = .draftList(objects, membership)
+      case .value, .deferred, .toOne, .toMany, .released: continue
+      }
+    }
   }
 
   /// Gives a draft's slots to its graph as it is freed, for the next instance of it (see

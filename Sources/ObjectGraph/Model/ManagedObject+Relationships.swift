@@ -566,7 +566,7 @@ extension Slot {
   /// its storage's only holder): empty, or a draft's as it is (its graph keeps its numbers).
   fileprivate var lendingList: Slot {
     switch self {
-    case .draftList(let membership, _): .draftList(membership, [])
+    case .draftList(_, let membership): .draftList([], membership)
     case .draft: self
     case .value, .deferred, .toOne, .toMany, .released: .toMany([])
     }

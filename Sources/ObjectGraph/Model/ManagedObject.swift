@@ -317,7 +317,7 @@ open class ManagedObject: Observable, Hashable {
     membership.graph.store(newValue, membership.number, index, edits: edits)
     // A list made again from the graph (``DraftGraph/instance(_:)``) is held again.
     if case .toMany(let objects) = newValue, model.relationship(index)!.isHeldByDrafts {
-      slots[index] = .draftList(membership, objects)
+      slots[index] = .draftList(objects, membership)
     }
     if let key { observation!.registrar.didSet(self, keyPath: key) }
   }

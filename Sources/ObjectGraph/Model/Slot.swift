@@ -18,7 +18,7 @@ enum Slot {
   case draft(DraftMembership, property: Int32)
   /// A list of an object never inserted into a context whose inverse is a to-one: the
   /// objects, held, and their numbers in the graph (see ``DraftGraph``).
-  case draftList(DraftMembership, [ManagedObject])
+  case draftList([ManagedObject], DraftMembership)
 
   @inlinable
   var object: ManagedObject? {
@@ -53,7 +53,7 @@ enum Slot {
   var draftObjects: [ManagedObject] {
     switch self {
     case .draft(let membership, let property): membership.objects(property)
-    case .draftList(_, let objects): objects
+    case .draftList(let objects, _): objects
     case .value, .deferred, .toOne, .toMany, .released: []
     }
   }
@@ -61,7 +61,7 @@ enum Slot {
   /// The draft graph place of a relationship of a draft (see ``DraftGraph``).
   var draftMembership: DraftMembership? {
     switch self {
-    case .draft(let membership, _), .draftList(let membership, _): membership
+    case .draft(let membership, _), .draftList(_, let membership): membership
     case .value, .deferred, .toOne, .toMany, .released: nil
     }
   }
