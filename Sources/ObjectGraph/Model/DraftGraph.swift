@@ -41,10 +41,15 @@
 ///   costs O(*k*), making the objects no instance is in use for.
 @usableFromInline
 final class DraftGraph {
+  // The stored properties are read without a dynamic exclusivity check (as an object's
+  // slots are): no access to them overlaps another, and the checks were a third of
+  // inserting a tree built before it.
+
   /// One object of the graph.
   private struct Member {
     let model: EntityModel
-    /// Where its relationships' links start in ``links`` (one entry a property).
+    /// Where its relationships' links start in ``links`` (one entry a relationship, in the
+    /// order of ``EntityModel/relationshipIndices``).
     let linkStart: Int
     /// The instance in use, if any, unretained (an instance holds the graph): it clears
     /// this as it is freed (``retire(_:_:)``), so it never dangles. A weak reference would
@@ -97,15 +102,16 @@ final class DraftGraph {
     }
   }
 
-  private var members: [Member] = []
-  /// Every member's links, a run of one per property each (attributes' stay `.none`): no
-  /// allocation per member.
-  private var links: [Link] = []
+  @exclusivity(unchecked) private var members: [Member] = []
+  /// Every member's links, a run of one per relationship each: no allocation per member.
+  @exclusivity(unchecked) private var links: [Link] = []
   /// The numbers of members held (``Member/heldInstance``), by identity.
-  private var heldNumbers: [ObjectIdentifier: Int] = [:]
+  @exclusivity(unchecked) private var heldNumbers: [ObjectIdentifier: Int] = [:]
   /// Lists of freed instances whose objects are being let go (see ``retire(_:_:)``).
-  private var listsToRelease: [[ManagedObject]] = []
-  private var isReleasingLists = false
+  @exclusivity(unchecked) private var listsToRelease: [[ManagedObject]] = []
+  @exclusivity(unchecked) private var isReleasingLists = false
+  /// How many members left for a context (``Member/hasLeft``).
+  @exclusivity(unchecked) private var leftCount = 0
 
   private init() {}
 
@@ -117,8 +123,12 @@ final class DraftGraph {
     }
   }
 
-  /// The index in ``links`` of relationship `property` of member `number`.
-  private func link(_ number: Int, _ property: Int) -> Int { members[number].linkStart + property }
+  /// The index in ``links`` of relationship `property` of member `number` (a model has a
+  /// few relationships: a search of them is shorter than a table).
+  private func link(_ number: Int, _ property: Int) -> Int {
+    let member = members[number]
+    return member.linkStart + member.model.relationshipIndices.firstIndex(of: property)!
+  }
 
   // MARK: Joining
 
@@ -163,6 +173,7 @@ final class DraftGraph {
     }
     for link in other.links { links.append(link.offset(by: offset)) }
     for (identifier, number) in other.heldNumbers { heldNumbers[identifier] = number + offset }
+    leftCount += other.leftCount
     other.members = []
     other.links = []
     other.heldNumbers = [:]
@@ -185,19 +196,21 @@ final class DraftGraph {
       // under the number the members that still name it know, with no relations yet.
       number = known
       members[number].hasLeft = false
-      for property in 0..<object.model.propertyCount { links[link(number, property)] = .none }
+      leftCount -= 1
+      for property in object.model.relationshipIndices { links[link(number, property)] = .none }
       if object.model.relationshipIndices.isEmpty { return number }
       heldNumbers[ObjectIdentifier(object)] = nil
       members[number].heldInstance = nil
     } else {
       number = members.count
       members.append(Member(model: object.model, linkStart: links.count))
-      links.append(contentsOf: repeatElement(.none, count: object.model.propertyCount))
+      links.append(contentsOf: repeatElement(.none, count: object.model.relationshipIndices.count))
       // An object without relationships holds no graph, so holding it forms no cycle; one
       // in a context (held by a deleted object's kept relation) stays where it is.
       if object.model.relationshipIndices.isEmpty || isInContext {
         members[number].heldInstance = object
         members[number].hasLeft = isInContext
+        if isInContext { leftCount += 1 }
         heldNumbers[ObjectIdentifier(object)] = number
         return number
       }
@@ -370,37 +383,60 @@ final class DraftGraph {
   static func release(from object: ManagedObject) {
     guard let membership = object.draftMembership else { return }
     let graph = membership.graph
-    var reached = [membership.number]
-    var isReached = [Bool](repeating: false, count: graph.members.count)
-    isReached[membership.number] = true
-    var next = 0
-    while next < reached.count {
-      let number = reached[next]
-      next += 1
-      for property in graph.members[number].model.relationshipIndices {
-        for related in graph.links[graph.link(number, property)].numbers
-        where !isReached[related] && !graph.members[related].hasLeft {
-          isReached[related] = true
-          reached.append(related)
-        }
-      }
-    }
+    let reached = graph.members(reachedFrom: membership.number)
     // Every instance first (made where none is in use), then their relationships.
     let instances = reached.map { graph.instance($0) }
     for (number, instance) in zip(reached, instances) where instance.isDraft {
-      for property in instance.model.relationshipIndices {
+      let linkStart = graph.members[number].linkStart
+      for (ordinal, property) in instance.model.relationshipIndices.enumerated() {
+        if case .draftList(let objects, _) = instance.slots[property] {
+          instance.slots[property] = .toMany(objects)  // held, in step with the numbers
+          continue
+        }
+        let link = graph.links[linkStart + ordinal]
         instance.slots[property] =
           instance.model.relationship(property)!.isToMany
-          ? .toMany(graph.objects(number, property)) : .toOne(graph.object(number, property))
+          ? .toMany(link.numbers.map { graph.instance($0) })
+          : .toOne(link.first.map { graph.instance($0) })
       }
       instance.isDraft = false
     }
+    graph.leftCount += reached.count
+    // Members not reached may name those that left, through a relationship without
+    // inverse: the graph keeps those for them, unless no member is left to read them.
+    let keepsThem = graph.leftCount < graph.members.count
     for (number, instance) in zip(reached, instances) {
       graph.members[number].hasLeft = true
-      graph.members[number].heldInstance = instance
       graph.members[number].instance = nil
-      graph.heldNumbers[ObjectIdentifier(instance)] = number
+      graph.members[number].heldInstance = keepsThem ? instance : nil
+      if keepsThem { graph.heldNumbers[ObjectIdentifier(instance)] = number }
     }
+  }
+
+  /// The members `start` reaches through relationships (it first), but those that left.
+  private func members(reachedFrom start: Int) -> [Int] {
+    var reached = [start]
+    var isReached = [Bool](repeating: false, count: members.count)
+    isReached[start] = true
+    var next = 0
+    func reach(_ related: Int) {
+      guard !isReached[related], !members[related].hasLeft else { return }
+      isReached[related] = true
+      reached.append(related)
+    }
+    while next < reached.count {
+      let number = reached[next]
+      next += 1
+      let linkStart = members[number].linkStart
+      for ordinal in members[number].model.relationshipIndices.indices {
+        switch links[linkStart + ordinal] {
+        case .none: continue
+        case .one(let related): reach(related)
+        case .many(let related): related.forEach(reach)
+        }
+      }
+    }
+    return reached
   }
 }
 

@@ -283,7 +283,7 @@ open class ManagedObject: Observable, Hashable {
     if isReleased { refuseReleasedWrite(index) }
     // An object in no context that nobody has read: nothing to track or tell.
     guard isTrackedOrObserved else {
-      if isDraft { return writeDraftSlot(index, newValue, edits: edit.map { [$0] } ?? []) }
+      if isDraft { return writeDraftSlot(index, newValue, edit: edit, listEdits: nil) }
       slots[index] = newValue
       return
     }
@@ -294,7 +294,7 @@ open class ManagedObject: Observable, Hashable {
   final func writeSlot(_ index: Int, _ newValue: Slot, edits: [ListEditRecord]) {
     if isReleased { refuseReleasedWrite(index) }
     guard isTrackedOrObserved else {
-      if isDraft { return writeDraftSlot(index, newValue, edits: edits) }
+      if isDraft { return writeDraftSlot(index, newValue, edit: nil, listEdits: edits) }
       slots[index] = newValue
       return
     }
@@ -307,14 +307,23 @@ open class ManagedObject: Observable, Hashable {
   /// objects' numbers (from the list's index edits, when given), and the slot the objects of
   /// a list the draft holds (see ``DraftGraph``).
   @inline(never)
-  private final func writeDraftSlot(_ index: Int, _ newValue: Slot, edits: [ListEditRecord]) {
+  private final func writeDraftSlot(
+    _ index: Int, _ newValue: Slot, edit: ListEditRecord?, listEdits: [ListEditRecord]?
+  ) {
     guard let membership = slots[index].draftMembership else {
       slots[index] = newValue  // an attribute, nobody observing it
       return
     }
     let key = observation == nil ? nil : observationKey(index)
     if let key { observation!.registrar.willSet(self, keyPath: key) }
-    membership.graph.store(newValue, membership.number, index, edits: edits)
+    let (graph, number) = (membership.graph, membership.number)
+    if let listEdits {
+      graph.store(newValue, number, index, edits: listEdits)
+    } else if let edit {
+      graph.store(newValue, number, index, edits: CollectionOfOne(edit))
+    } else {
+      graph.store(newValue, number, index, edits: EmptyCollection())
+    }
     // A list made again from the graph (``DraftGraph/instance(_:)``) is held again.
     if case .toMany(let objects) = newValue, model.relationship(index)!.isHeldByDrafts {
       slots[index] = .draftList(objects, membership)
@@ -330,7 +339,7 @@ open class ManagedObject: Observable, Hashable {
     _ index: Int, _ newValue: Slot, edit: ListEditRecord?, listEdits: [ListEditRecord]? = nil
   ) {
     if isDraft, slots[index].draftMembership != nil {
-      return writeDraftSlot(index, newValue, edits: listEdits ?? edit.map { [$0] } ?? [])
+      return writeDraftSlot(index, newValue, edit: edit, listEdits: listEdits)
     }
     if case .toMany(let list) = newValue {
       withTrackingContext { context in
