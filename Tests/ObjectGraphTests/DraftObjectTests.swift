@@ -401,10 +401,3 @@ private struct WeakBox {
   weak var box: Box?
   init(_ box: Box) { self.box = box }
 }
-
-extension SplitMix64 {
-  /// A position below `count` (0 when `count` is 0 or less).
-  fileprivate mutating func index(below count: Int) -> Int {
-    count > 0 ? Int(next() % UInt64(count)) : 0
-  }
-}

@@ -358,10 +358,3 @@ private func dedupe(_ titles: [String]) -> [String] {
   var seen = Set<String>()
   return titles.filter { seen.insert($0).inserted }
 }
-
-extension SplitMix64 {
-  /// A position below `count` (0 when `count` is 0 or less).
-  fileprivate mutating func index(below count: Int) -> Int {
-    count > 0 ? Int(next() % UInt64(count)) : 0
-  }
-}

@@ -14,3 +14,10 @@ struct SplitMix64: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+extension SplitMix64 {
+  /// A position below `count` (0 when `count` is 0 or less).
+  mutating func index(below count: Int) -> Int {
+    count > 0 ? Int(next() % UInt64(count)) : 0
+  }
+}
