@@ -376,7 +376,8 @@ final class DraftGraph {
 
   /// Makes the drafts `object` reaches ordinary objects holding each other, as a context
   /// holds its objects: it is about to insert them (``ObjectContext/insert(_:)``). Members
-  /// it does not reach stay drafts; those that left stay held for them.
+  /// it does not reach stay drafts, and the graph holds those that left for them (a
+  /// relationship without inverse may name one), unless no member is left.
   ///
   /// - Complexity: O(*m* + *r*) in the members reached and their relations.
   @inline(never)
