@@ -185,6 +185,33 @@ import Testing
     #expect(weakLeft == nil && weakStayed == nil)
   }
 
+  /// A draft loaded from a store (its slots in its load's memory), deleted there and saved,
+  /// keeps its values when freed and made again: its slots are copied, its stored strings
+  /// decoded, since that memory goes with it.
+  @Test(arguments: StoreKind.allCases)
+  func aDraftOnceLoadedKeepsItsValuesWhenMadeAgain(_ kind: StoreKind) throws {
+    var stack = try Stack(kind)
+    let title = "A loaded box with a title longer than a small string"
+    stack.context.insert(Box(title: title))
+    try stack.context.save()
+    stack = try stack.reopened()
+    let child = Box(title: "child")
+    weak var weakLoaded: Box?
+    do {
+      let loaded = try #require(try stack.context.fetch(FetchDescriptor<Box>()).first)
+      #expect(!loaded.ownsSlots)
+      stack.context.delete(loaded)
+      try stack.context.save()
+      child.parent = loaded
+      #expect(loaded.isDraft && !loaded.ownsSlots)
+      weakLoaded = loaded
+    }
+    #expect(weakLoaded == nil, "the child does not hold its parent")
+    let remade = try #require(child.parent)
+    #expect(remade.title == title)
+    #expect(remade.children.first === child)
+  }
+
   /// Two trees built apart are joined when an object of one is related to one of the other.
   @Test func twoDraftTreesJoinWhenRelated() throws {
     let first = Box(title: "first")

@@ -213,14 +213,15 @@ final class ReleasedGraph {
 }
 
 extension ManagedObject {
-  /// Slot `index` as a released graph keeps it: an attribute's value (a stored string
-  /// decoded, since its storage goes with the object's memory), a relationship empty.
-  fileprivate func recordedSlot(_ index: Int) -> Slot {
+  /// Slot `index` as a graph of values apart from the instances keeps it (a released
+  /// context's, or a draft's): an attribute's value (a stored string decoded, since its
+  /// storage goes with the object's memory), a relationship empty.
+  func recordedSlot(_ index: Int) -> Slot {
     switch slots[index] {
     case .value: slots[index]
     case .deferred(let pending): .value(pending.make())
     case .toOne, .toMany, .released: slots[index].emptied
-    case .draft, .draftList: preconditionFailure("a draft is in no context")
+    case .draft, .draftList: model.relationship(index)!.isToMany ? .toMany([]) : .toOne(nil)
     }
   }
 }

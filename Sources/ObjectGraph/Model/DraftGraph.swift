@@ -346,13 +346,10 @@ final class DraftGraph {
     if isTakenOver {
       slots = object.slots
     } else {
+      // Its lists go with its own slots; stored strings are decoded (their bytes go too).
       slots = .allocate(capacity: object.slotCount)
       for index in 0..<object.slotCount {
-        if case .deferred(let pending) = object.slots[index] {
-          (slots + index).initialize(to: .value(pending.make()))  // its bytes go with the load
-        } else {
-          (slots + index).initialize(to: object.slots[index])
-        }
+        (slots + index).initialize(to: object.recordedSlot(index))
       }
     }
     for property in object.model.relationshipIndices {
