@@ -72,6 +72,30 @@ import Testing
     base.deallocate()
   }
 
+  @Test func emptyValuesShareTheirBufferButNoChange() {
+    // Every empty value (a save that inserts nothing reads one) has the same buffer; each
+    // way of changing one makes it its own first.
+    var appended = PackedValues()
+    var appendedMany = PackedValues()
+    var reserved = PackedValues()
+    var taken = PackedValues()
+    let untouched = PackedValues()
+    appended.append(.int(1))
+    appendedMany.append(contentsOf: sample)
+    reserved.reserveCapacity(64)
+    reserved.append(.string("kept"))
+    let (base, count) = taken.takeMemory()
+    #expect(count == 0)
+    base.deallocate()
+    taken.append(.bool(true))
+    #expect(appended[0..<appended.count] == [.int(1)])
+    #expect(appendedMany[0..<appendedMany.count] == sample)
+    #expect(reserved[0..<reserved.count] == [.string("kept")])
+    #expect(taken[0..<taken.count] == [.bool(true)])
+    #expect(untouched.isEmpty && PackedValues().isEmpty)
+    #expect(PackedObjects().isEmpty)
+  }
+
   @Test func aSlotFitsInTheMemoryOfAValue() {
     // Loading turns each object's run of decoded values into its slots in place.
     #expect(SlotSlab.fitsInPlace)

@@ -33,9 +33,13 @@ struct PackedValues: @unchecked Sendable {
 
   private var buffer: Buffer
 
-  /// No values.
+  /// The buffer of every empty value made by ``init()``: shared, so never changed (each
+  /// change first makes a buffer of its own, ``makeUnique(capacity:)``), and never freed.
+  nonisolated(unsafe) private static let empty = Buffer(capacity: 0)
+
+  /// No values, with no allocation.
   init() {
-    buffer = Buffer(capacity: 0)
+    buffer = Self.empty
   }
 
   /// Room for `capacity` values, of which `initialize` writes the first ones from the given
@@ -136,7 +140,7 @@ struct PackedValues: @unchecked Sendable {
     makeUnique(capacity: buffer.capacity)
     let taken = (buffer.base, buffer.count)
     buffer.ownsMemory = false
-    buffer = Buffer(capacity: 0)
+    buffer = Self.empty
     return taken
   }
 

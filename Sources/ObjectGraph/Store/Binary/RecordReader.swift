@@ -269,6 +269,8 @@ struct RecordReader {
     -> PackedObjects
   {
     let count = try reader.readCount(minimumElementSize: 3)
+    // Most saves insert nothing: no buffers for them (a replay of 1,000 moves made 4,000).
+    guard count > 0 else { return PackedObjects() }
     // Exact for one entity; never more than the payload could hold (a value takes a byte).
     return try PackedObjects.filling(
       objectCapacity: count,
