@@ -166,11 +166,10 @@ final class StoreFile: @unchecked Sendable {
     // Per piece: the bytes read (fewer than asked when the file shrank), or an errno.
     var outcomes = [(read: Int, error: Int32?)](repeating: (0, nil), count: pieceCount)
     let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-      let base = UncheckedSendable(buffer.baseAddress)
       outcomes.withUnsafeMutableBufferPointer { outcomes in
         Parallel.forEach(pieceCount) { piece in
           outcomes[piece] = readPiece(
-            into: base.value, from: bounds[piece], to: bounds[piece + 1])
+            into: buffer.baseAddress, from: bounds[piece], to: bounds[piece + 1])
         }
       }
       // The bytes up to the first piece the file ended in: those are all there is.
