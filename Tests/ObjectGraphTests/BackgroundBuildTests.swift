@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 import Testing
 
@@ -39,5 +40,33 @@ import Testing
     started.wait()
     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { release.signal() }
     #expect(build.value == "built")
+  }
+
+  /// A build made while a load holds builds back does not start on its own until the last
+  /// hold ends; asking for its value runs it at once. (Other tests' loads may hold builds
+  /// back too: the build can only start later than this test lets it, never earlier.)
+  @Test func aBuildMadeDuringALoadWaitsForTheLoadUnlessAskedFor() {
+    let runs = Atomic(0)
+    BackgroundWork.hold()
+    BackgroundWork.hold()  // nested, as a context's load within a container's
+    let held = BackgroundBuild {
+      runs.add(1, ordering: .relaxed)
+      return "held"
+    }
+    BackgroundWork.endHold()
+    // Still held by the outer hold: time enough for a queue to have run it, had it started.
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(runs.load(ordering: .relaxed) == 0)
+    BackgroundWork.endHold()
+    #expect(held.value == "held")
+    #expect(runs.load(ordering: .relaxed) == 1)
+
+    // Asked for during the hold, the work runs on the asking thread, without waiting for
+    // the hold to end.
+    let asked = BackgroundWork.holdingBack {
+      let build = BackgroundBuild { "asked" }
+      return build.value
+    }
+    #expect(asked == "asked")
   }
 }

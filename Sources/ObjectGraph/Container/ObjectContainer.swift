@@ -199,6 +199,9 @@ public final class ObjectContainer: Sendable {
     plan: (any SchemaMigrationPlan.Type)?, store: any PersistentStore,
     configurations: Set<ModelConfiguration>
   ) throws {
+    // The store's speculative builds (its shapes) wait until the main context is loaded.
+    BackgroundWork.hold()
+    defer { BackgroundWork.endHold() }
     let stage = try StoreMigration.open(
       store, schema: schema, models: models, types: types, plan: plan)
     let contents: StoreContents

@@ -493,8 +493,9 @@ public final class ObjectContext {
 
   // MARK: Loading
 
-  /// Makes the stored objects, on every core (see ``ObjectLoader``), which also starts
-  /// building their attribute indexes on another thread.
+  /// Makes the stored objects, on every core (see ``ObjectLoader``), with background builds
+  /// held back meanwhile (``BackgroundWork``), then starts building their attribute indexes
+  /// on another thread.
   private func materialize(_ contents: consuming StoreContents) throws {
     // Taken out, not copied: the values are taken from a buffer no one else holds.
     var objects = contents.list.takePacked()
@@ -502,9 +503,11 @@ public final class ObjectContext {
     // Their attribute indexes are built from all of them at once, below.
     for table in tables { table.deferAttributeIndexes() }
     let loader = ObjectLoader(taking: &objects, into: self, tables: tables)
-    try loader.makeObjects()
-    try loader.register(in: &registered)
-    try loader.link(resolvingIn: registered)
+    try BackgroundWork.holdingBack {
+      try loader.makeObjects()
+      try loader.register(in: &registered)
+      try loader.link(resolvingIn: registered)
+    }
     loader.addToTables()
   }
 

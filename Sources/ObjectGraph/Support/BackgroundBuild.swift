@@ -17,6 +17,11 @@ import Synchronization
 /// let index = build.value
 /// ```
 ///
+/// A build made while a context loads objects on every core (opening a container, loading
+/// a context: ``BackgroundWork/holdingBack(_:)``) starts when the load is done, so that it
+/// takes no share of the cores the objects are made on; whoever asks for its value first
+/// still runs it at once.
+///
 /// Unchecked sendable: `work` runs exactly once, on whichever thread claims it first, and
 /// its result is written before the group every reader waits on is left. Whoever makes a
 /// build promises that `work` may run on another thread (it reads nothing that changes
@@ -29,11 +34,11 @@ final class BackgroundBuild<Result>: @unchecked Sendable {
   private let group = DispatchGroup()
   private var result: Result?
 
-  /// Starts `work` on a global queue at utility priority.
+  /// Starts `work` on a global queue at utility priority, once no load holds builds back.
   init(_ work: @escaping () -> Result) {
     self.work = work
     group.enter()
-    DispatchQueue.global(qos: .utility).async { self.runIfUnclaimed() }
+    BackgroundWork.start { self.runIfUnclaimed() }
   }
 
   /// The result: computed on this thread if the other has not started, else waited for.
