@@ -277,4 +277,44 @@ import Testing
     #expect(
       (0..<20).compactMap { after.string(at: $0)?.value } == ["at 1", "at 4", "at 10", "at 15"])
   }
+
+  /// A long part, with positions spaced unevenly (runs of objects without strings, and
+  /// denser stretches), is searched as a short one: every position finds its string or
+  /// none, and discarded ranges go, wherever the search first guesses.
+  @Test func aLongPartWithUnevenPositionsReadsEveryString() {
+    var random = SplitMix64(seed: 19)
+    var positions: [Int] = []
+    var position = 0
+    for _ in 0..<5_000 {
+      // Mostly a string every few values; now and then a long stretch with none.
+      position +=
+        random.next() % 20 == 0 ? 1 + Int(random.next() % 400) : 1 + Int(random.next() % 6)
+      positions.append(position)
+    }
+    var builder = DeferredStrings.Builder(
+      reservingBytes: 8 * positions.count, strings: positions.count)
+    for position in positions {
+      _ = Array("at \(position)".utf8).withUnsafeBytes {
+        builder.append(sharing: 0, of: DeferredStrings.Span(), then: $0, position: position)
+      }
+    }
+    var strings = builder.finish()
+    var expected = Set(positions)
+    func check(_ stage: String) {
+      let found = (0...position + 2).filter { at in
+        guard let string = strings.string(at: at) else { return false }
+        #expect(string.value == "at \(at)", "\(stage): at \(at)")
+        return true
+      }
+      #expect(found == expected.sorted(), "\(stage)")
+    }
+    check("built")
+    for _ in 0..<50 {
+      let start = Int(random.next() % UInt64(position))
+      let range = start..<(start + 1 + Int(random.next() % 30))
+      strings.discard(range)
+      expected.subtract(range)
+    }
+    check("after discards")
+  }
 }

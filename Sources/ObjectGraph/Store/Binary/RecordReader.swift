@@ -543,9 +543,11 @@ struct RecordReader {
       let bytes = try reader.readBytes(try reader.readCount())
       return .data(Data(bytes))
     case .uuid:
-      // Loaded whole: copying the bytes into a zeroed tuple called `memmove` for each.
+      // Loaded whole: copying the bytes into a zeroed tuple called `memmove` for each. A
+      // `UUID` is its 16 bytes (`uuid`); made by `UUID(uuid:)`, an opaque call into
+      // Foundation, each took 57 instructions.
       let bytes = try reader.readBytes(16)
-      return .uuid(UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)))
+      return .uuid(unsafeBitCast(bytes.loadUnaligned(as: uuid_t.self), to: UUID.self))
     case .url:
       return .url(try readURL(depth: 0))
     case .reference:
