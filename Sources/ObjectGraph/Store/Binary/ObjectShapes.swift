@@ -123,9 +123,31 @@ struct ObjectShapes {
         }
       }
 
+      var isEmpty: Bool { toOnes.isEmpty && lists.isEmpty }
+
       static func += (relations: inout Relations, other: Relations) {
         relations.toOnes += other.toOnes
         relations.lists += other.lists
+      }
+
+      /// The relations of a snapshot's parts, one after another, each copied once into
+      /// room made for all (appended part by part, the first part's were copied again as
+      /// the arrays grew: 2.4 MB of to-ones for 101,100 boxes).
+      static func joined(_ parts: [Relations]) -> Relations {
+        guard parts.count > 1 else { return parts.first ?? Relations() }
+        var joined = Relations()
+        joined.toOnes.reserveCapacity(parts.reduce(0) { $0 + $1.toOnes.count })
+        joined.lists.reserveCapacity(parts.reduce(0) { $0 + $1.lists.count })
+        for part in parts { joined += part }
+        return joined
+      }
+
+      /// Makes room for the relations of `count` more objects, a to-one each and a
+      /// non-empty list for one in four (a tree's inner nodes; memory reserved and never
+      /// touched costs nothing), so that noting them seldom copies the arrays as they grow.
+      mutating func reserve(forObjects count: Int) {
+        toOnes.reserveCapacity(toOnes.count + count)
+        lists.reserveCapacity(lists.count + count / 4)
       }
     }
 

@@ -221,6 +221,7 @@ struct RecordReader {
     numbering: FileNumbering, into objects: inout PackedObjects.Filler
   ) throws(FormatError) -> (objectBytes: Int, relations: ObjectShapes.Gathered.Relations) {
     var decoder = RecordReader(bytes, numbering: numbering)
+    decoder.relations.reserve(forObjects: objectCount)
     try decoder.readObjects(count: objectCount, into: &objects)
     guard decoder.reader.isAtEnd else {
       throw decoder.reader.failure(
@@ -261,7 +262,8 @@ struct RecordReader {
       }
     }
     self.objectBytes += objectBytes.reduce(0, +)
-    for part in relations { self.relations += part }
+    let joined = ObjectShapes.Gathered.Relations.joined(relations)
+    if self.relations.isEmpty { self.relations = joined } else { self.relations += joined }
     return objects
   }
 
