@@ -124,8 +124,10 @@ public struct PackedObjects: Sendable {
       var filler = Filler(
         storage, objectCapacity: objectCapacity, valueCapacity: valueCapacity,
         strings: deferredStringBytes.map {
-          // As many strings as objects is a guess; the entries grow if it is short.
-          DeferredStrings.Builder(reservingBytes: $0, strings: objectCapacity)
+          // Room for an entry per value, as any value may be a string: an entry per object
+          // was short for two strings an object, whose entries were then copied as they
+          // grew (memory reserved and never touched costs nothing).
+          DeferredStrings.Builder(reservingBytes: $0, strings: valueCapacity)
         })
       do throws(Failure) {
         try fill(&filler)
@@ -188,7 +190,7 @@ public struct PackedObjects: Sendable {
             storage.offset(objects: objectOrigins[number], values: valueOrigins[number]),
             objectCapacity: part.objects, valueCapacity: part.values,
             strings: part.deferredStringBytes.map {
-              DeferredStrings.Builder(reservingBytes: $0, strings: part.objects)
+              DeferredStrings.Builder(reservingBytes: $0, strings: part.values)
             })
           var failure: Failure?
           do throws(Failure) {
