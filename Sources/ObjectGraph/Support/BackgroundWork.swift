@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Where background builds (``BackgroundBuild``) start: on a global queue at utility
 /// priority, at once, or when the loads holding them back are done.
@@ -16,7 +15,9 @@ enum BackgroundWork {
     var held: [@Sendable () -> Void] = []
   }
 
-  private static let state = Mutex(State())
+  // A `LockedBox` (an `NSLock`, which ThreadSanitizer sees): under `Mutex` it reported the
+  // holds and the builds held as races.
+  private static let state = LockedBox(State())
 
   /// Runs `body`, which loads objects on every core, with the builds started meanwhile (on
   /// any thread) held back until it returns and every other hold has ended.
