@@ -140,25 +140,37 @@ final class ReleasedGraph {
   }
 
   /// Empties the relationship slots of every object, returning what they held.
+  ///
+  /// Each slot's value is moved out, so that reading it retains nothing; letting go of it
+  /// releases what the slot held. The notes have room for a relationship an object from
+  /// the start (an object of the seed workload has its parent and, one in ten, children).
   private static func takeRelationships(of registered: ObjectNumberMap<ManagedObject>)
     -> RelationshipTargets
   {
-    var links = RelationshipTargets()
+    var links = RelationshipTargets(reservingEntries: registered.count)
     registered.forEachValue { object in
       object.detachFromContext(clearingRelationships: false)
       for index in object.model.relationshipIndices {
-        switch object.slots[index] {
+        let slot = object.slots + index
+        switch slot.pointee {
+        case .toOne(.some), .toMany:
+          break
+        default:
+          continue
+        }
+        let held = slot.move()
+        slot.initialize(to: held.emptied)
+        switch held {
         case .toOne(let target?):
-          links.append(object, index, CollectionOfOne(ObjectAddress(target)))
+          links.append(object, index, ObjectAddress(target))
         case .toMany(let targets) where !targets.isEmpty:
           targets.withUnsafeBufferPointer { targets in
             // The addresses, read as words: no object is retained or read.
             targets.withMemoryRebound(to: ObjectAddress.self) { links.append(object, index, $0) }
           }
         default:
-          continue
+          break
         }
-        object.slots[index] = object.slots[index].emptied
       }
     }
     return links
@@ -271,9 +283,25 @@ private struct RelationshipTargets {
   private var ends: [Int] = []
   private var targets: [ObjectAddress] = []
 
+  /// Notes with room for `count` entries (and as many targets).
+  init(reservingEntries count: Int) {
+    owners.reserveCapacity(count)
+    properties.reserveCapacity(count)
+    ends.reserveCapacity(count)
+    targets.reserveCapacity(count)
+  }
+
   /// Records that `owner`'s relationship `property` holds `related`.
+  mutating func append(_ owner: ManagedObject, _ property: Int, _ related: ObjectAddress) {
+    owners.append(ObjectAddress(owner))
+    properties.append(Int32(property))
+    targets.append(related)
+    ends.append(targets.count)
+  }
+
+  /// Records that `owner`'s relationship `property` holds `related`, in order.
   mutating func append(
-    _ owner: ManagedObject, _ property: Int, _ related: some Collection<ObjectAddress>
+    _ owner: ManagedObject, _ property: Int, _ related: UnsafeBufferPointer<ObjectAddress>
   ) {
     owners.append(ObjectAddress(owner))
     properties.append(Int32(property))
