@@ -35,10 +35,12 @@ enum BackgroundWork {
 
   /// Ends a ``hold()``: the last to end starts the builds held back.
   static func endHold() {
-    let released = state.withLock { state in
+    let released: [@Sendable () -> Void] = state.withLock { state in
       precondition(state.holds > 0, "ObjectGraph: a background hold ended twice")
       state.holds -= 1
-      return state.holds == 0 ? state.held.take() : []
+      guard state.holds == 0 else { return [] }
+      defer { state.held = [] }
+      return state.held
     }
     for work in released { dispatch(work) }
   }
@@ -55,14 +57,5 @@ enum BackgroundWork {
 
   private static func dispatch(_ work: @escaping @Sendable () -> Void) {
     DispatchQueue.global(qos: .utility).async(execute: work)
-  }
-}
-
-extension Array {
-  /// The elements, leaving the array empty.
-  fileprivate mutating func take() -> [Element] {
-    var taken: [Element] = []
-    swap(&taken, &self)
-    return taken
   }
 }
