@@ -123,9 +123,12 @@ struct ObjectShapes {
         }
       }
 
-      var isEmpty: Bool { toOnes.isEmpty && lists.isEmpty }
-
+      /// Adds `other`'s relations after these: taken whole (no copy) when there are none.
       static func += (relations: inout Relations, other: Relations) {
+        if relations.toOnes.isEmpty && relations.lists.isEmpty {
+          relations = other
+          return
+        }
         relations.toOnes += other.toOnes
         relations.lists += other.lists
       }
@@ -138,7 +141,10 @@ struct ObjectShapes {
         var joined = Relations()
         joined.toOnes.reserveCapacity(parts.reduce(0) { $0 + $1.toOnes.count })
         joined.lists.reserveCapacity(parts.reduce(0) { $0 + $1.lists.count })
-        for part in parts { joined += part }
+        for part in parts {  // into the room made (`+=` would take the first part whole)
+          joined.toOnes += part.toOnes
+          joined.lists += part.lists
+        }
         return joined
       }
 

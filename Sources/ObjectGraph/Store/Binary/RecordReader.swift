@@ -262,8 +262,7 @@ struct RecordReader {
       }
     }
     self.objectBytes += objectBytes.reduce(0, +)
-    let joined = ObjectShapes.Gathered.Relations.joined(relations)
-    if self.relations.isEmpty { self.relations = joined } else { self.relations += joined }
+    self.relations += ObjectShapes.Gathered.Relations.joined(relations)
     return objects
   }
 
