@@ -333,25 +333,18 @@ final class DraftGraph {
     links[index] = .many(numbers)
   }
 
-  /// Keeps the slots of an instance that is being freed, so that it can be made again:
-  /// its own allocation, taken over (returns true: the instance must not free it), or a
-  /// copy of the slots of one loaded with other objects (their memory goes with them).
+  /// Keeps the slots of an instance that is being freed, so that it can be made again: the
+  /// graph takes over their allocation (the instance must not free them), moved first out of
+  /// a slab the instance shares with other objects (``ManagedObject/takeOwnSlots()``: its
+  /// stored strings decoded, since their bytes go with that memory).
   ///
   /// The objects of its lists are let go one list at a time, after the lists of the
   /// instances freed before them, not inside this call: freeing a deep tree takes no stack
-  /// per level.
-  func retire(_ object: ManagedObject, _ number: Int) -> Bool {
-    let isTakenOver = object.ownsSlots
-    let slots: UnsafeMutablePointer<Slot>
-    if isTakenOver {
-      slots = object.slots
-    } else {
-      // Its lists go with its own slots; stored strings are decoded (their bytes go too).
-      slots = .allocate(capacity: object.slotCount)
-      for index in 0..<object.slotCount {
-        (slots + index).initialize(to: object.recordedSlot(index))
-      }
-    }
+  /// per level. So the instance's slots are taken whole, its lists emptied in them, never
+  /// copied: the instance's `deinit` would let go of the lists of a copied original.
+  func retire(_ object: ManagedObject, _ number: Int) {
+    object.takeOwnSlots()
+    let slots = object.slots
     for property in object.model.relationshipIndices {
       if case .draftList(let objects, _) = slots[property], !objects.isEmpty {
         listsToRelease.append(objects)
@@ -366,7 +359,6 @@ final class DraftGraph {
       while let objects = listsToRelease.popLast() { withExtendedLifetime(objects) {} }
       isReleasingLists = false
     }
-    return isTakenOver
   }
 
   // MARK: Leaving
@@ -487,11 +479,13 @@ extension ManagedObject {
   }
 
   /// Gives a draft's slots to its graph as it is freed, for the next instance of it (see
-  /// ``DraftGraph/retire(_:_:)``); returns whether the graph took over their allocation.
+  /// ``DraftGraph/retire(_:_:)``); returns whether the graph took them over (the instance
+  /// must not free them), false when the draft is in no graph.
   @inline(never)
   final func retireFromDraftGraph() -> Bool {
     guard let membership = draftMembership else { return false }
     let graph = membership.graph  // held: the retirement lets go of the membership
-    return graph.retire(self, membership.number)
+    graph.retire(self, membership.number)
+    return true
   }
 }

@@ -29,14 +29,15 @@ open class ManagedObject: Observable, Hashable {
   // then the optional id (9 bytes) with the one-byte fields after it, then 4-byte fields.
   // An object of six properties takes 140 bytes, a 144-byte heap block (it took 176).
 
-  /// The property values, indexed by the schema's property number: one allocation of
-  /// `slotCount` slots owned by the object. A pointer read without an exclusivity check
-  /// (and no copy-on-write check); it changes only when the object leaves its load's
-  /// memory (``takeOwnSlots()``).
+  /// The property values, indexed by the schema's property number: `slotCount` slots owned
+  /// by the object, in a slab shared with the objects loaded or created with it, or in an
+  /// allocation of its own. A pointer read without an exclusivity check (and no
+  /// copy-on-write check); it changes only when the object leaves its slab
+  /// (``takeOwnSlots()``).
   @usableFromInline @exclusivity(unchecked) final private(set) var slots: UnsafeMutablePointer<Slot>
-  /// The memory the slots are in when the object was loaded with others (the slots of
-  /// a store's objects are laid out one after another, in one allocation); nil when the
-  /// object owns its slots' allocation.
+  /// The memory the slots are in when the object was loaded or created with others (their
+  /// slots are laid out one after another, in one allocation: see ``SlotSlab``); nil when
+  /// the object owns its slots' allocation.
   @exclusivity(unchecked) private final var slab: SlotSlab?
   /// The class's model (a placeholder for the prototype that describes the class).
   final let model: EntityModel
@@ -375,18 +376,24 @@ open class ManagedObject: Observable, Hashable {
   }
 
   /// Whether the object's slots are an allocation of its own, not a share of the memory of
-  /// the objects loaded with it.
+  /// the objects loaded or created with it.
   final var ownsSlots: Bool { slab == nil }
 
-  /// Moves the object's slots out of the memory it shares with the objects loaded with it
-  /// into an allocation of its own, letting go of that memory: an object that outlives its
-  /// context must not keep its whole load's values (see ``ReleasedGraph``). Stored strings
-  /// left as bytes are decoded first (their bytes go with that memory).
+  /// Moves the object's slots out of the memory it shares with the objects loaded or created
+  /// with it into an allocation of its own, letting go of that memory: an object that
+  /// outlives its context must not keep its whole load's values (see ``ReleasedGraph``).
+  /// Stored strings left as bytes are decoded first (their bytes go with that memory).
   ///
   /// - Complexity: O(*p*) in the object's properties.
   final func takeOwnSlots() {
     guard slab != nil else { return }
-    resolveDeferredValues()
+    for index in 0..<slotCount {
+      // A default (`UUID()`) stays deferred: it needs no memory of the slab, and making it
+      // costs a read of the system's random source.
+      if case .deferred(.storedString(let string)) = slots[index] {
+        slots[index] = .value(.string(string.value))
+      }
+    }
     let own = UnsafeMutablePointer<Slot>.allocate(capacity: slotCount)
     own.moveInitialize(from: slots, count: slotCount)
     slots = own

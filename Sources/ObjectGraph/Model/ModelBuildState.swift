@@ -104,6 +104,8 @@ final class ModelBuildState {
   }
   /// The memory holding the slots of the object being materialized.
   var preparedSlab: SlotSlab?
+  /// The slab the slots of objects created on this thread are carved from until it is full.
+  private var creationSlab: SlotSlab?
   /// The model of the last class whose objects were created here, to skip the registry.
   var lastModel: EntityModel?
   /// The property number a prototype's wrapper answered last (see
@@ -282,7 +284,16 @@ final class ModelBuildState {
       mode = .create  // objects created later in this initializer's body are user objects
       return (prepared, hot.pointee.preparedCount, slab, frameModel, .materialize)
     }
-    let (storage, count) = slots.popFrame(from: frameStart)
+    let storage: UnsafeMutablePointer<Slot>
+    let count: Int
+    var slab: SlotSlab?
+    if mode == .describe {
+      (storage, count) = slots.popFrame(from: frameStart)
+    } else {
+      let carved = carveSlots(slots.count - frameStart)
+      (storage, slab) = (carved.slots, carved.slab)
+      count = slots.popFrame(from: frameStart, into: storage)
+    }
     var frameModel = model
     if frameModel == nil, mode != .describe, let lastModel, lastModel.type == type {
       frameModel = lastModel
@@ -291,7 +302,17 @@ final class ModelBuildState {
     let frameMode = mode
     // Objects created later in this initializer's body are plain user objects.
     if mode == .materialize { mode = .create }
-    return (storage, count, nil, frameModel, frameMode)
+    return (storage, count, slab, frameModel, frameMode)
+  }
+
+  /// Room for the `count` slots of an object created on this thread, in the slab they are
+  /// carved from (see ``SlotSlab``), which the object keeps.
+  private func carveSlots(_ count: Int) -> (slots: UnsafeMutablePointer<Slot>, slab: SlotSlab) {
+    let needed = max(count, 1)  // an object of no properties still gets slots of its own
+    if let slab = creationSlab, let slots = slab.carve(needed) { return (slots, slab) }
+    let slab = SlotSlab(roomFor: max(needed, SlotSlab.creationCapacity))
+    creationSlab = slab
+    return (slab.carve(needed)!, slab)
   }
 }
 

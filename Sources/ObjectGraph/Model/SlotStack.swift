@@ -30,10 +30,16 @@ struct SlotStack {
 
   /// Moves the slots from `start` to the top into a new allocation the caller owns.
   mutating func popFrame(from start: Int) -> (slots: UnsafeMutablePointer<Slot>, count: Int) {
+    let storage = UnsafeMutablePointer<Slot>.allocate(capacity: max(count - start, 1))
+    return (storage, popFrame(from: start, into: storage))
+  }
+
+  /// Moves the slots from `start` to the top into `storage` (uninitialized room for them),
+  /// returning how many there were.
+  mutating func popFrame(from start: Int, into storage: UnsafeMutablePointer<Slot>) -> Int {
     let frameCount = count - start
-    let storage = UnsafeMutablePointer<Slot>.allocate(capacity: max(frameCount, 1))
     storage.moveInitialize(from: base + start, count: frameCount)
     count = start
-    return (storage, frameCount)
+    return frameCount
   }
 }
