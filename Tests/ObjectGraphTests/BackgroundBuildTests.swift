@@ -42,6 +42,32 @@ import Testing
     #expect(build.value == "built")
   }
 
+  /// A discarded build never runs if no thread has started it; one running is waited for.
+  @Test func aDiscardedBuildRunsOnlyIfStartedAndIsWaitedFor() {
+    let runs = Atomic(0)
+    let notStarted = BackgroundWork.holdingBack {
+      let build = BackgroundBuild { runs.add(1, ordering: .relaxed) }
+      build.discard()
+      return build
+    }
+    // The hold is over, so the queue gets to the build, and finds it discarded.
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(runs.load(ordering: .relaxed) == 0)
+    notStarted.discard()  // twice is harmless
+
+    let started = DispatchSemaphore(value: 0)
+    let finished = Atomic(false)
+    let running = BackgroundBuild {
+      started.signal()
+      Thread.sleep(forTimeInterval: 0.02)
+      finished.store(true, ordering: .releasing)
+    }
+    started.wait()
+    running.discard()
+    let isFinished = finished.load(ordering: .acquiring)
+    #expect(isFinished)
+  }
+
   /// A build made while a load holds builds back does not start on its own until the last
   /// hold ends; asking for its value runs it at once. (Other tests' loads may hold builds
   /// back too: the build can only start later than this test lets it, never earlier.)

@@ -220,9 +220,13 @@ final class EntityTable {
     return index
   }
 
-  /// Lets go of every object: the table and its indexes end empty.
+  /// Lets go of every object: the table and its indexes end empty. An index build not
+  /// started yet is dropped, not run for indexes about to be emptied (a context released
+  /// just after its load would build them for nothing); one running is waited for, since it
+  /// reads the objects.
   func removeAll() {
-    finishPendingBuild()
+    pendingBuild?.discard()
+    pendingBuild = nil
     members = []
     storedAttributeIndexes = storedAttributeIndexes.map { $0.map { _ in ValueIndex() } }
     storedToOneIndexes = storedToOneIndexes.map { $0.map { _ in ValueIndex() } }

@@ -48,6 +48,19 @@ final class BackgroundBuild<Result>: @unchecked Sendable {
     return result!
   }
 
+  /// Gives up the result: the work never runs if no thread has started it (what it captured
+  /// is let go of at once), else this waits for it to end. For an owner about to change or
+  /// let go of what the work reads, whose result it no longer needs.
+  func discard() {
+    if claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+      .exchanged
+    {
+      work = nil
+      group.leave()
+    }
+    group.wait()
+  }
+
   /// Runs the work if no thread has claimed it yet.
   private func runIfUnclaimed() {
     guard
