@@ -33,6 +33,41 @@ import Testing
     #expect(observes({ _ = parent.children }) { _ = Box(title: "C", parent: parent) })
   }
 
+  /// A load seats its objects 64 to a registrar as it makes them, before any is read; they
+  /// still hear only of themselves, and a context a migration stage loads seats none.
+  @Test(arguments: StoreKind.allCases)
+  func loadedObjectsShareRegistrarsAndHearOnlyOfThemselves(kind: StoreKind) throws {
+    let stack = try Stack(kind)
+    let count = 2 * ObservationBox.capacity + 10
+    for number in 0..<count { stack.context.insert(Box(title: "\(number)")) }
+    try stack.context.save()
+    let loaded = try ObjectContext(stack.container)
+    let boxes = try loaded.fetch(FetchDescriptor<Box>(sortBy: [SortDescriptor(\.title)]))
+    #expect(boxes.count == count)
+    #expect(boxes.allSatisfy { $0.observation != nil })
+    let byRegistrar = Dictionary(grouping: boxes) { ObjectIdentifier($0.observation!) }
+    #expect(
+      byRegistrar.values.allSatisfy { mates in
+        mates.count <= ObservationBox.capacity
+          && Set(mates.map(\.observationSeat)).count == mates.count
+      })
+    let mates = try #require(byRegistrar.values.first { $0.count > 1 })
+    #expect(!observes({ _ = mates[0].title }) { mates[1].title = "changed" })
+    #expect(!observes({ _ = mates[1].title }) { mates[1].detail = "other" })
+    #expect(observes({ _ = mates[1].title }) { mates[1].title += "!" })
+
+    // As a migration stage's context is made: unobserved from its load on.
+    let reference = ContextReference()
+    let stored = try stack.container.coordinator.load(joiningAs: reference)
+    let unobserved = try ObjectContext(
+      coordinator: stack.container.coordinator, contents: stored.contents,
+      storeGeneration: stored.generation, container: stack.container,
+      history: (reference, stored.member, stored.version), isObservable: false)
+    let stageBoxes = try unobserved.fetch(FetchDescriptor<Box>())
+    #expect(stageBoxes.count == count)
+    #expect(stageBoxes.allSatisfy { $0.observation == nil })
+  }
+
   @Test func childrenObserversHearOfEveryKindOfEdit() throws {
     let stack = try Stack()
     let parent = Box(title: "Parent")

@@ -91,13 +91,16 @@ public final class ObjectContext {
   }
 
   /// Creates a context of `contents`, the store's objects at version `history.version`
-  /// (joining the save history as a main context when `history` is nil).
+  /// (joining the save history as a main context when `history` is nil); `isObservable`
+  /// false for a migration stage's (see ``isObservable``).
   init(
     coordinator: StoreCoordinator, contents: consuming StoreContents, storeGeneration: UInt64 = 0,
     container: ObjectContainer? = nil,
-    history: (reference: ContextReference, member: Int, version: UInt64)? = nil
+    history: (reference: ContextReference, member: Int, version: UInt64)? = nil,
+    isObservable: Bool = true
   ) throws {
     self.coordinator = coordinator
+    self.isObservable = isObservable  // before the load, which seats observed objects
     self.storeGeneration = storeGeneration
     madeFromContainer = container
     if let history {

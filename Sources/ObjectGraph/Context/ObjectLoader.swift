@@ -53,6 +53,10 @@ final class ObjectLoader {
     var checks: UnsafeBufferPointer<StoredValueCheck>
     /// The `Codable` attributes, whose bytes are decoded once as they are loaded.
     var codableAttributes: UnsafeBufferPointer<Int>
+    /// Whether its objects take seats in shared Observation registrars as they are made
+    /// (``ManagedObject/observation``): the context's objects are observed and the model's
+    /// keys fit a seat.
+    var seatsForObservation: Bool
   }
 
   /// What linking needs of a relationship.
@@ -178,7 +182,8 @@ final class ObjectLoader {
           indexedAttributes: Self.copy(attributeValues[number]?.properties ?? []),
           attributeValues: attributeValues[number].map { Unmanaged.passUnretained($0) },
           checks: Self.copy(model.properties.map { StoredValueCheck($0.propertyDescription) }),
-          codableAttributes: Self.copy(decoders[number].keys.sorted())))
+          codableAttributes: Self.copy(decoders[number].keys.sorted()),
+          seatsForObservation: context.isObservable && model.sharesObservation))
     }
     made = .allocate(capacity: count)
     made.initialize(repeating: nil)
@@ -257,6 +262,10 @@ final class ObjectLoader {
     // The place in its table of the piece's next object of each entity.
     var nextMembers = Array(
       firstMembers[(piece * entities.count)..<((piece + 1) * entities.count)])
+    // The piece's objects take seats in registrars of their own, 64 to one, in the order
+    // they are made (see ``ObservationBox``).
+    var observation: ObservationBox?
+    var seatsTaken = ObservationBox.capacity
     // The piece's places in the columns of indexed attribute values, initialized before any
     // object is made (so that every place is, whatever happens next).
     for (number, entity) in entities.enumerated() {
@@ -349,6 +358,17 @@ final class ObjectLoader {
           object.lifecycle = .persisted
           object.trackingReference = context
           object.tableIndex = member
+          if entity.seatsForObservation {
+            // Here, while the object is in the cache, rather than at its first read, which
+            // a walk of the graph pays for every object on one core.
+            if seatsTaken == ObservationBox.capacity {
+              observation = ObservationBox()
+              seatsTaken = 0
+            }
+            object.observation = observation
+            object.observationSeat = UInt8(truncatingIfNeeded: seatsTaken)
+            seatsTaken += 1
+          }
           entity.members[member] = Unmanaged.passUnretained(object)
           made[position] = Unmanaged.passRetained(object)
         }

@@ -413,10 +413,9 @@ extension StoreMigration.Step {
       nextObjectNumber: contents.nextObjectNumber, configurations: [])
     let reference = ContextReference()
     let (member, version) = coordinator.join(mergingOnMainQueue: false, as: reference)
-    let context = try ObjectContext(
-      coordinator: coordinator, contents: consume contents, history: (reference, member, version))
-    context.isObservable = false
-    return context
+    return try ObjectContext(
+      coordinator: coordinator, contents: consume contents, history: (reference, member, version),
+      isObservable: false)
   }
 }
 
