@@ -99,7 +99,7 @@ extension Cases {
         }
       }
     }
-    // Swift Array's own work in the two edits whose cost grows with the list: what a
+    // Swift Array's own work in the edits whose cost grows with the list: what a
     // 100,000-child list costs beyond these is the framework's bookkeeping.
     let plain = sizes.flatMap { size in
       [
@@ -193,6 +193,14 @@ extension Cases {
         { list, random, number in
           list.context.delete(list.wide.children[random.index(below: list.count)])
           list.newBox(number).parent = list.wide
+        }
+      ),
+      (
+        "children.removeAll(where: is random child)",
+        { list, random, number in
+          let doomed = list.wide.children[random.index(below: list.count)]
+          list.wide.children.removeAll { $0 === doomed }
+          list.wide.children.append(list.newBox(number))  // keeps the size
         }
       ),
       (
