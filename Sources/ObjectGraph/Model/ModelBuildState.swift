@@ -105,7 +105,9 @@ final class ModelBuildState {
   /// The memory holding the slots of the object being materialized.
   var preparedSlab: SlotSlab?
   /// The slab the slots of objects created on this thread are carved from until it is full.
-  private var creationSlab: SlotSlab?
+  /// Weak: only its objects keep it, so a thread that created objects keeps no slab once
+  /// they are gone.
+  private weak var creationSlab: SlotSlab?
   /// The model of the last class whose objects were created here, to skip the registry.
   var lastModel: EntityModel?
   /// The property number a prototype's wrapper answered last (see
