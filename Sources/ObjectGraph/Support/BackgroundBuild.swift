@@ -22,10 +22,10 @@ import Synchronization
 /// takes no share of the cores the objects are made on; whoever asks for its value first
 /// still runs it at once.
 ///
-/// Unchecked sendable: `work` runs exactly once, on whichever thread claims it first, and
-/// its result is written before the group every reader waits on is left. Whoever makes a
-/// build promises that `work` may run on another thread (it reads nothing that changes
-/// before ``value`` returns).
+/// Unchecked sendable: `work` runs at most once, on whichever thread claims it first (never
+/// when ``discard()`` claims it), and its result is written before the group every reader
+/// waits on is left. Whoever makes a build promises that `work` may run on another thread
+/// (it reads nothing that changes before ``value`` or ``discard()`` returns).
 final class BackgroundBuild<Result>: @unchecked Sendable {
   /// The work until it runs: let go of then, with what it captured (a load's gathered ids,
   /// its noted attribute values), rather than when the result is taken.
