@@ -64,9 +64,8 @@ public final class ObjectContext {
 
   /// Changes not yet delivered to observers.
   @exclusivity(unchecked) var pending = PendingChanges()
-  /// The registrar that objects read for the first time share, and its seats taken.
-  @exclusivity(unchecked) private var observationGroup: ObservationBox?
-  @exclusivity(unchecked) private var observationSeatsTaken = 0
+  /// The seats of objects read for the first time, in shared registrars.
+  @exclusivity(unchecked) private var observationSeats = ObservationSeats()
   @exclusivity(unchecked) var observers = ContextObservers()
   /// Whether Observation hears of the reads and writes of this context's objects: false for
   /// the contexts of a migration's stages, which no view watches, so that the code of a
@@ -384,13 +383,7 @@ public final class ObjectContext {
 
   /// Seats an object read for the first time in the current shared Observation registrar.
   func seatForObservation(_ object: ManagedObject) {
-    if observationGroup == nil || observationSeatsTaken == ObservationBox.capacity {
-      observationGroup = ObservationBox()
-      observationSeatsTaken = 0
-    }
-    object.observation = observationGroup
-    object.observationSeat = UInt8(truncatingIfNeeded: observationSeatsTaken)
-    observationSeatsTaken += 1
+    observationSeats.seat(object)
   }
 
   // MARK: Tables

@@ -262,10 +262,8 @@ final class ObjectLoader {
     // The place in its table of the piece's next object of each entity.
     var nextMembers = Array(
       firstMembers[(piece * entities.count)..<((piece + 1) * entities.count)])
-    // The piece's objects take seats in registrars of their own, 64 to one, in the order
-    // they are made (see ``ObservationBox``).
-    var observation: ObservationBox?
-    var seatsTaken = ObservationBox.capacity
+    // The piece's objects take seats in registrars of their own, in the order they are made.
+    var observationSeats = ObservationSeats()
     // The piece's places in the columns of indexed attribute values, initialized before any
     // object is made (so that every place is, whatever happens next).
     for (number, entity) in entities.enumerated() {
@@ -361,13 +359,7 @@ final class ObjectLoader {
           if entity.seatsForObservation {
             // Here, while the object is in the cache, rather than at its first read, which
             // a walk of the graph pays for every object on one core.
-            if seatsTaken == ObservationBox.capacity {
-              observation = ObservationBox()
-              seatsTaken = 0
-            }
-            object.observation = observation
-            object.observationSeat = UInt8(truncatingIfNeeded: seatsTaken)
-            seatsTaken += 1
+            observationSeats.seat(object)
           }
           entity.members[member] = Unmanaged.passUnretained(object)
           made[position] = Unmanaged.passRetained(object)

@@ -390,8 +390,8 @@ open class ManagedObject: Observable, Hashable {
     for index in 0..<slotCount {
       // A default (`UUID()`) stays deferred: it needs no memory of the slab, and making it
       // costs a read of the system's random source.
-      if case .deferred(.storedString(let string)) = slots[index] {
-        slots[index] = .value(.string(string.value))
+      if case .deferred(let pending) = slots[index], let stored = pending.storedValue {
+        slots[index] = .value(stored)
       }
     }
     let own = UnsafeMutablePointer<Slot>.allocate(capacity: slotCount)
@@ -469,6 +469,25 @@ final class ObservationBox {
   static let seatWidth = 256
 
   let registrar = ObservationRegistrar()
+}
+
+/// Hands out seats in shared registrars, ``ObservationBox/capacity`` to a box, in the order
+/// objects come: a context's for objects read for the first time, a load's piece's for the
+/// objects it makes.
+struct ObservationSeats {
+  private var box: ObservationBox?
+  private var taken = ObservationBox.capacity
+
+  /// Gives `object` the next seat, in a new box when the current one is full.
+  mutating func seat(_ object: ManagedObject) {
+    if taken == ObservationBox.capacity {
+      box = ObservationBox()
+      taken = 0
+    }
+    object.observation = box
+    object.observationSeat = UInt8(truncatingIfNeeded: taken)
+    taken += 1
+  }
 }
 
 /// Model objects are `Identifiable`, as SwiftData's are: by identity (the standard
