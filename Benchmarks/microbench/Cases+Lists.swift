@@ -113,6 +113,17 @@ extension Cases {
             boxes.insert(box, at: random.index(below: size))
           }
         },
+        MicroBenchmark(
+          "plain [Box] of \(label(size)): removeAll(where:) + append", iterations: 2_000
+        ) {
+          var boxes = (0..<size).map { _ in Box() }
+          var random = FixtureRandom(seed: 7)
+          return { _ in
+            let doomed = boxes[random.index(below: size)]
+            boxes.removeAll { $0 === doomed }
+            boxes.append(Box())
+          }
+        },
         MicroBenchmark("plain [Box] of \(label(size)): copy with one replaced", iterations: 2_000) {
           var boxes = (0..<size).map { _ in Box() }
           var random = FixtureRandom(seed: 7)
