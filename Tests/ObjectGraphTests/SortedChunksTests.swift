@@ -5,7 +5,8 @@ import Testing
 /// ``SortedChunks`` against a sorted array: the same elements, ranks and walks after every
 /// kind of change, through splits and joins of chunks.
 @Suite struct SortedChunksTests {
-  @Test(arguments: [1, 2, 3] as [UInt64])
+  /// One seed under a sanitizer.
+  @Test(arguments: (TestScale.isSanitized ? [1] : [1, 2, 3]) as [UInt64])
   func randomChangesMatchASortedArray(seed: UInt64) {
     var random = SplitMix64(seed: seed)
     var chunks = SortedChunks<Int>()

@@ -74,7 +74,9 @@ import Testing
     let crashes = CrashStates(
       events: recorded.probe.events, acknowledged: recorded.acknowledgedEvents)
     var counts = (opened: 0, unopenable: 0, lost: 0, wrong: 0, inFlight: 0)
-    for (number, crash) in crashes.states.enumerated() {
+    // One in three under a sanitizer: the fuzzer reads damaged files under AddressSanitizer.
+    let tried = crashes.states.enumerated().filter { TestScale.tries($0.offset, oneIn: 3) }
+    for (number, crash) in tried {
       let folder = directory.file("crash-\(number)")
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       defer { try? FileManager.default.removeItem(at: folder) }
@@ -106,9 +108,9 @@ import Testing
       }
     }
     #expect(crashes.states.count > 20, "crash states were built")
-    #expect(counts.opened == crashes.states.count)
+    #expect(counts.opened == tried.count)
     let summary =
-      "\(crashes.states.count) built, \(counts.opened) opened (\(counts.inFlight) at the save "
+      "\(crashes.states.count) built, \(tried.count) tried, \(counts.opened) opened (\(counts.inFlight) at the save "
       + "in flight), \(counts.unopenable) unopenable, \(counts.lost) lost a save, "
       + "\(counts.wrong) wrong graphs"
     print("crash states (\(workload.name)): \(summary)")

@@ -20,6 +20,12 @@ enum TestScale {
 
   /// `normal`, or `sanitized` under a sanitizer.
   static func steps(_ normal: Int, sanitized: Int) -> Int { isSanitized ? sanitized : normal }
+
+  /// Whether an exhaustive test tries its case number `number`: every case, or one in
+  /// `stride` under a sanitizer (spread over the whole range, so every kind of case is met).
+  static func tries(_ number: Int, oneIn stride: Int) -> Bool {
+    !isSanitized || number.isMultiple(of: stride)
+  }
 }
 
 /// The stores every end-to-end test runs on.
