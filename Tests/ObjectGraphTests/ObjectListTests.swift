@@ -37,6 +37,43 @@ import Testing
     }
   }
 
+  /// Most saves insert nothing: their list holds no packed buffers (copying a changeset
+  /// then copies one reference, not a dozen), and packing it again makes none.
+  @Test func aListOfNoObjectsHoldsNoPackedBuffers() throws {
+    let empty = PackedObjects.filling(objectCapacity: 4, valueCapacity: 16) {
+      (_: inout PackedObjects.Filler) in
+    }
+    let list = ObjectList(packed: empty)
+    guard case .snapshots(let snapshots) = list.storage else {
+      Issue.record("an empty list keeps its packed buffers")
+      return
+    }
+    #expect(snapshots.isEmpty && list.isEmpty)
+    #expect(list.packed.positionCount == 0 && list.packed.ids.capacity == 0)
+    let one = [ConformanceSchema.item(1, title: "one")]
+    guard case .packed = ObjectList(packed: PackedObjects(one)).storage else {
+      Issue.record("a list of one object is not packed")
+      return
+    }
+    let recording = RecordingStore()
+    let container = try ObjectContainer(for: allModels, store: recording)
+    let context = try ObjectContext(container)
+    let box = Box(title: "saved")
+    context.insert(box)
+    try context.save()
+    box.title = "renamed"
+    try context.save()
+    let changesets = recording.changesets
+    #expect(changesets.count == 2)
+    guard case .packed = changesets[0].insertedObjects.storage,
+      case .snapshots(let none) = changesets[1].insertedObjects.storage
+    else {
+      Issue.record("an insert is not packed, or a rename holds packed buffers")
+      return
+    }
+    #expect(none.isEmpty && changesets[0].inserted.count == 1)
+  }
+
   @Test func packedObjectsKeepTheirOrderAndPositionsThroughRemovals() {
     let snapshots = (1...5).map { ConformanceSchema.item(UInt64($0)) }
     var packed = PackedObjects(snapshots)

@@ -18,8 +18,10 @@ struct ObjectList: Sendable {
     storage = .snapshots(snapshots)
   }
 
+  /// An empty list keeps no packed buffers: a changeset that inserts nothing (most saves)
+  /// then copies one reference, not a dozen.
   init(packed: PackedObjects) {
-    storage = .packed(packed)
+    storage = packed.positionCount == 0 ? .snapshots([]) : .packed(packed)
   }
 
   /// The objects as snapshots, in order.

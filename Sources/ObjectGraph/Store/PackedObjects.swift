@@ -355,6 +355,7 @@ public struct PackedObjects: Sendable {
   ///
   /// - Complexity: O(*n*) in the number of values.
   public init(_ snapshots: [ObjectSnapshot]) {
+    guard !snapshots.isEmpty else { return }  // no buffers for none
     reserveCapacity(objects: snapshots.count, values: snapshots.reduce(0) { $0 + $1.values.count })
     for snapshot in snapshots { append(snapshot) }
   }
