@@ -14,8 +14,7 @@ import Testing
 ///
 /// The model applies each array operation to a plain array and then the relationship's
 /// rule that an object appears once, at its first position: what assigning the mutated
-/// array would do.
-/// A sanitized run takes a third of the steps.
+/// array would do. A sanitized run takes a third of the random steps.
 @MainActor
 @Suite struct ListOperationTests {
   @Test(arguments: StoreKind.allCases, [(1, 300, 700), (2, 10_000, 80)] as [(UInt64, Int, Int)])

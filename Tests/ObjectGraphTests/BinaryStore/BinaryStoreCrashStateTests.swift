@@ -110,9 +110,9 @@ import Testing
     #expect(crashes.states.count > 20, "crash states were built")
     #expect(counts.opened == tried.count)
     let summary =
-      "\(crashes.states.count) built, \(tried.count) tried, \(counts.opened) opened (\(counts.inFlight) at the save "
-      + "in flight), \(counts.unopenable) unopenable, \(counts.lost) lost a save, "
-      + "\(counts.wrong) wrong graphs"
+      "\(crashes.states.count) built, \(tried.count) tried, \(counts.opened) opened "
+      + "(\(counts.inFlight) at the save in flight), \(counts.unopenable) unopenable, "
+      + "\(counts.lost) lost a save, \(counts.wrong) wrong graphs"
     print("crash states (\(workload.name)): \(summary)")
   }
 }
