@@ -99,46 +99,22 @@ extension Cases {
         }
       }
     }
-    // Swift Array's own work in the edits whose cost grows with the list: what a
-    // 100,000-child list costs beyond these is the framework's bookkeeping.
+    // Swift Array's own work in the edits whose cost grows with the list, on a plain `[Box]`
+    // of the same size: what a 100,000-child list costs beyond these is the framework's
+    // bookkeeping (``ListGrowth`` prints both).
     let plain = sizes.flatMap { size in
-      [
-        MicroBenchmark(
-          "plain [Box] of \(label(size)): remove(at:) + insert(_:at:)", iterations: 2_000
-        ) {
+      plainEdits.map { name, edit in
+        MicroBenchmark("plain [Box] of \(label(size)): \(name)", iterations: 2_000) {
           var boxes = (0..<size).map { _ in Box() }
           var random = FixtureRandom(seed: 7)
-          return { _ in
-            let box = boxes.remove(at: random.index(below: size))
-            boxes.insert(box, at: random.index(below: size))
-          }
-        },
-        MicroBenchmark(
-          "plain [Box] of \(label(size)): removeAll(where:) + append", iterations: 2_000
-        ) {
-          var boxes = (0..<size).map { _ in Box() }
-          var random = FixtureRandom(seed: 7)
-          return { _ in
-            let doomed = boxes[random.index(below: size)]
-            boxes.removeAll { $0 === doomed }
-            boxes.append(Box())
-          }
-        },
-        MicroBenchmark("plain [Box] of \(label(size)): copy with one replaced", iterations: 2_000) {
-          var boxes = (0..<size).map { _ in Box() }
-          var random = FixtureRandom(seed: 7)
-          return { _ in
-            var copy = boxes
-            copy[random.index(below: size)] = Box()
-            boxes = copy
-          }
-        },
-      ]
+          return { _ in edit(&boxes, &random) }
+        }
+      }
     }
     return inMemory + observed + movedObserved + rolledBack + durable + plain
   }
 
-  private static func label(_ size: Int) -> String {
+  static func label(_ size: Int) -> String {
     size.formatted(.number.grouping(.automatic))
   }
 
@@ -224,6 +200,94 @@ extension Cases {
       ),
     ]
   }
+}
+
+extension Cases {
+  /// The array work of the list edits, on a plain `[Box]`, by the name ``ListGrowth``
+  /// pairs them with the edits by.
+  static var plainEdits: [(String, @MainActor (inout [Box], inout FixtureRandom) -> Void)] {
+    [
+      (
+        "insert(_:at:)",
+        { boxes, random in boxes.insert(Box(), at: random.index(below: boxes.count + 1)) }
+      ),
+      (
+        "remove(at:) + append",
+        { boxes, random in
+          boxes.remove(at: random.index(below: boxes.count))
+          boxes.append(Box())
+        }
+      ),
+      (
+        "remove(at:) + insert(_:at:)",
+        { boxes, random in
+          let box = boxes.remove(at: random.index(below: boxes.count))
+          boxes.insert(box, at: random.index(below: boxes.count + 1))
+        }
+      ),
+      // What a one-pass `removeAll(where:)` of one object must do: test every element, shift
+      // those after it.
+      (
+        "a pass of the predicate, remove(at:) + append",
+        { boxes, random in
+          let doomed = boxes[random.index(below: boxes.count)]
+          var positions: [Int] = []
+          for (position, box) in boxes.enumerated() where box === doomed {
+            positions.append(position)
+          }
+          for position in positions.reversed() { boxes.remove(at: position) }
+          boxes.append(Box())
+        }
+      ),
+      // Swift's own `removeAll(where:)`, for comparison: it swaps every element after the
+      // first removed one.
+      (
+        "removeAll(where:) + append",
+        { boxes, random in
+          let doomed = boxes[random.index(below: boxes.count)]
+          boxes.removeAll { $0 === doomed }
+          boxes.append(Box())
+        }
+      ),
+      // What assigning a copy with one object replaced must do: the copy (the app's), then
+      // a comparison of the two lists' common ends, the whole list but the one replaced.
+      (
+        "copy with one replaced, compared with the original",
+        { boxes, random in
+          let original = boxes
+          var copy = original
+          let position = random.index(below: copy.count)
+          copy[position] = Box()
+          copy.withUnsafeBytes { new in
+            original.withUnsafeBytes { old in
+              let after = (position + 1) * MemoryLayout<Box>.stride
+              let prefix = memcmp(
+                new.baseAddress!, old.baseAddress!, after - MemoryLayout<Box>.stride)
+              let suffix = memcmp(
+                new.baseAddress! + after, old.baseAddress! + after, new.count - after)
+              precondition(prefix == 0 && suffix == 0, "only one object differs")
+            }
+          }
+          boxes = copy
+        }
+      ),
+    ]
+  }
+
+  /// The plain-array twin (``plainEdits``) of each list edit whose array work grows with the
+  /// list, by the edit's name.
+  static let arrayWork: [String: String] = [
+    "children.insert(new, at: random)": "insert(_:at:)",
+    "children.remove(at: random)": "remove(at:) + append",
+    "move: remove(at:) + insert(_:at:)": "remove(at:) + insert(_:at:)",
+    "child.parent = nil (random child)": "remove(at:) + append",
+    "context.delete(random child)": "remove(at:) + append",
+    "children.removeAll(where: is random child)": "a pass of the predicate, remove(at:) + append",
+    "children = copy with one replaced": "copy with one replaced, compared with the original",
+  ]
+
+  /// The names of the list edits, in order.
+  static var listEditNames: [String] { listEdits.map(\.0) }
 }
 
 /// One saved box with `size` saved children, in an in-memory store or a binary store file.

@@ -40,8 +40,8 @@ extension Cases {
             other.processPendingChanges()
           }
         },
-        // A save of 1,000 changes, merged or not: the difference is the merge's cost, which
-        // must be that of the changes, not of the store.
+        // A save of 1,000 changed boxes, merged or not: the difference is the merge's cost,
+        // which must be that of the changes, not of the store.
         MicroBenchmark(
           "merge: 1,000 renames + save, merged by another context, in \(label)", iterations: 100
         ) {
@@ -49,9 +49,7 @@ extension Cases {
           let other = try container.newContext()
           var random = FixtureRandom(seed: 5)
           return { number in
-            for offset in 0..<1_000 {
-              boxes[random.index(below: boxes.count)].title = "Renamed \(number).\(offset)"
-            }
+            renameThousand(of: boxes, &random, number)
             try saving.save()
             other.processPendingChanges()
           }
@@ -63,9 +61,7 @@ extension Cases {
           let (_, saving, boxes) = try mergeFixture(size: size)
           var random = FixtureRandom(seed: 5)
           return { number in
-            for offset in 0..<1_000 {
-              boxes[random.index(below: boxes.count)].title = "Renamed \(number).\(offset)"
-            }
+            renameThousand(of: boxes, &random, number)
             try saving.save()
           }
         },
@@ -128,6 +124,19 @@ extension Cases {
           }
         },
       ]
+    }
+  }
+
+  /// Renames 1,000 distinct boxes of `boxes` (at least 1,000), spread evenly over them from a
+  /// random start: the same number of changed objects whatever the store's size, each
+  /// anywhere in it.
+  private static func renameThousand(
+    of boxes: [Box], _ random: inout FixtureRandom, _ number: Int
+  ) {
+    let step = boxes.count / 1_000
+    let start = random.index(below: step)
+    for offset in 0..<1_000 {
+      boxes[start + offset * step].title = "Renamed \(number).\(offset)"
     }
   }
 

@@ -2,10 +2,13 @@ import Foundation
 
 // microbench: the hot paths of ObjectGraph, timed and with their heap allocations counted.
 //
-//   microbench [--roots R] [--filter TEXT] [--repetitions N]
+//   microbench [--roots R] [--filter TEXT[|TEXT...]] [--repetitions N]
 //
 // Fixtures are R workload trees (default 10: 10,110 boxes) in an InMemoryStore. Each
-// benchmark runs N times (default 3) on a fresh fixture; the fastest run is shown.
+// benchmark runs N times (default 3) on a fresh fixture; the fastest run is shown. A filter
+// runs the benchmarks whose name contains any of its texts (case-insensitive), `|` between
+// them: `--filter ", saved|plain"` times the list edits and the plain-array work they are
+// compared with.
 
 var roots = 10
 var filter: String?
@@ -31,12 +34,17 @@ if counting {
   print("kept B/op: growth of heap bytes in use (malloc_usable_size) while the fixture lives")
 }
 print(MicroTable.header(countingAllocations: counting))
+var results: [MicroResult] = []
 for benchmark in Cases.all(roots: roots)
-where filter.map({ benchmark.name.localizedCaseInsensitiveContains($0) }) ?? true {
+where filter.map({
+  $0.split(separator: "|").contains(where: benchmark.name.localizedCaseInsensitiveContains)
+}) ?? true {
   do {
     let result = try runner.run(benchmark)
+    results.append(result)
     print(MicroTable.row(result, countingAllocations: counting))
   } catch {
     print("\(benchmark.name): failed: \(error)")
   }
 }
+for line in ListGrowth.report(results) { print(line) }
