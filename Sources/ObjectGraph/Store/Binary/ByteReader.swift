@@ -47,12 +47,21 @@ struct ByteReader {
 
   /// Reads `count` raw bytes, without copying.
   mutating func readBytes(_ count: Int) throws(FormatError) -> UnsafeRawBufferPointer {
-    guard count >= 0, count <= remaining else {
-      throw failure("\(count) bytes expected, \(remaining) left in record")
+    // One unsigned comparison for both bounds; the error is made out of line, so that the
+    // common path keeps no registers for it.
+    guard UInt(bitPattern: count) <= UInt(bitPattern: remaining) else {
+      throw shortOf(count)
     }
-    let slice = UnsafeRawBufferPointer(rebasing: buffer[position..<position + count])
+    let bytes = UnsafeRawBufferPointer(
+      start: buffer.baseAddress.map { $0 + position }, count: count)
     position += count
-    return slice
+    return bytes
+  }
+
+  /// The error for a read of `count` bytes that the record does not hold.
+  @inline(never)
+  private func shortOf(_ count: Int) -> FormatError {
+    failure("\(count) bytes expected, \(remaining) left in record")
   }
 
   /// Reads a little-endian 32-bit integer.

@@ -306,10 +306,7 @@ struct RecordReader {
         guard let entity = numbering.entityPosition(slot: entitySlot),
           layouts[entity].shortestRun <= valueCount, valueCount <= layouts[entity].longestRun
         else {
-          throw FormatError(
-            offset: start,
-            message: "object \(id) of entity number \(entitySlot &+ 1) has \(valueCount) "
-              + "values, which no entity of the schema has")
+          throw Self.noSuchEntity(id, entitySlot, valueCount, at: start)
         }
         let layout = layouts.baseAddress! + entity
         guard objects.hasRoom(forValues: layout.pointee.propertyCount) else {
@@ -329,6 +326,18 @@ struct RecordReader {
         objectBytes += reader.fileOffset - start
       }
     }
+  }
+
+  /// The error for object `id`, whose entity number or number of values no entity of the
+  /// schema has (made out of line, as for ``ByteReader/readBytes(_:)``).
+  @inline(never)
+  private static func noSuchEntity(_ id: ObjectID, _ slot: Int, _ count: Int, at offset: Int)
+    -> FormatError
+  {
+    FormatError(
+      offset: offset,
+      message: "object \(id) of entity number \(slot &+ 1) has \(count) values, which no "
+        + "entity of the schema has")
   }
 
   /// Reads the `valueCount` values of an object whose run holds properties in order of
@@ -499,12 +508,21 @@ struct RecordReader {
   private mutating func readSharedCount(previousCount: Int) throws(FormatError) -> Int {
     let sharedOffset = reader.fileOffset
     let shared = try reader.readInt()
-    guard shared >= 0, shared <= previousCount else {
-      throw FormatError(
-        offset: sharedOffset,
-        message: "string shares \(shared) bytes with a previous string of \(previousCount) bytes")
+    guard UInt(bitPattern: shared) <= UInt(bitPattern: previousCount) else {
+      throw Self.sharesTooMuch(shared, previousCount, at: sharedOffset)
     }
     return shared
+  }
+
+  /// The error for a string said to share more bytes than its property's previous string
+  /// has (made out of line, as for ``ByteReader/readBytes(_:)``).
+  @inline(never)
+  private static func sharesTooMuch(_ shared: Int, _ previousCount: Int, at offset: Int)
+    -> FormatError
+  {
+    FormatError(
+      offset: offset,
+      message: "string shares \(shared) bytes with a previous string of \(previousCount) bytes")
   }
 
   /// Reads a value of run slot `slot` (its string and date context), of the property at
