@@ -514,13 +514,7 @@ final class ObjectLoader {
     case .null where !relationship.isRequired:
       break
     case .null:
-      let model = entity.model.takeUnretainedValue()
-      let name = model.properties[relationship.index].name
-      throw ObjectGraphError(
-        .schemaMismatch,
-        "stored object \(id) of \(model.name) holds no object in \(name), which the model "
-          + "declares required (without `?`): declare it optional, or relate every stored "
-          + "object first", entity: model.name, property: name, objectID: id)
+      throw Self.missingRequired(relationship, of: id, entity)
     case .reference(let target) where !relationship.isToMany:
       slot.pointee = .toOne(
         try resolve(target, relationship, of: entity, id: id, in: registered))
@@ -536,12 +530,39 @@ final class ObjectLoader {
           }
         })
     default:
-      let model = entity.model.takeUnretainedValue()
-      let name = model.properties[relationship.index].name
-      throw ObjectGraphError(
-        .corruptStore, "stored object \(id) of \(model.name) holds \(stored) in \(name)",
-        entity: model.name, property: name, objectID: id)
+      throw Self.misfit(stored, in: relationship, of: id, entity)
     }
+  }
+
+  // The linking errors are made out of line, so that the path every reference takes keeps
+  // no registers for building their messages (see DesignNotes, "Known limits").
+
+  /// The error for object `id`, stored without an object in a required relationship.
+  @inline(never)
+  private static func missingRequired(
+    _ relationship: LinkedRelationship, of id: ObjectID, _ entity: Entity
+  ) -> ObjectGraphError {
+    let model = entity.model.takeUnretainedValue()
+    let name = model.properties[relationship.index].name
+    return ObjectGraphError(
+      .schemaMismatch,
+      "stored object \(id) of \(model.name) holds no object in \(name), which the model "
+        + "declares required (without `?`): declare it optional, or relate every stored "
+        + "object first", entity: model.name, property: name, objectID: id)
+  }
+
+  /// The error for object `id`, whose stored value of a relationship is not a reference (a
+  /// to-one) or a list of them (a to-many).
+  @inline(never)
+  private static func misfit(
+    _ stored: PersistentValue, in relationship: LinkedRelationship, of id: ObjectID,
+    _ entity: Entity
+  ) -> ObjectGraphError {
+    let model = entity.model.takeUnretainedValue()
+    let name = model.properties[relationship.index].name
+    return ObjectGraphError(
+      .corruptStore, "stored object \(id) of \(model.name) holds \(stored) in \(name)",
+      entity: model.name, property: name, objectID: id)
   }
 
   /// The object a relationship of object `id` refers to as `target`.
@@ -554,15 +575,24 @@ final class ObjectLoader {
       Unmanaged.passUnretained(object.model).toOpaque() == relationship.destination.toOpaque()
         || object.isKind(of: relationship.destinationType)
     else {
-      let model = entity.model.takeUnretainedValue()
-      let name = model.properties[relationship.index].name
-      throw ObjectGraphError(
-        .corruptStore,
-        "stored object \(id) of \(model.name) refers through \(name) to \(target), "
-          + "which is not a stored \(relationship.destination.takeUnretainedValue().name)",
-        entity: model.name, property: name, objectID: id)
+      throw Self.dangling(target, relationship, of: id, entity)
     }
     return object
+  }
+
+  /// The error for object `id`, whose relationship refers to `target`, which is no stored
+  /// object of the relationship's destination.
+  @inline(never)
+  private static func dangling(
+    _ target: ObjectID, _ relationship: LinkedRelationship, of id: ObjectID, _ entity: Entity
+  ) -> ObjectGraphError {
+    let model = entity.model.takeUnretainedValue()
+    let name = model.properties[relationship.index].name
+    return ObjectGraphError(
+      .corruptStore,
+      "stored object \(id) of \(model.name) refers through \(name) to \(target), "
+        + "which is not a stored \(relationship.destination.takeUnretainedValue().name)",
+      entity: model.name, property: name, objectID: id)
   }
 
   // MARK: Tables
