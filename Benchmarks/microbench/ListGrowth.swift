@@ -19,7 +19,7 @@ enum ListGrowth {
         let largeEdit = nanoseconds["list of \(large): \(edit), saved"]
       else { continue }
       var line =
-        pad(edit, 44, left: true) + microseconds(smallEdit) + microseconds(largeEdit)
+        MicroTable.pad(edit, 44, left: true) + microseconds(smallEdit) + microseconds(largeEdit)
         + ratio(largeEdit, smallEdit)
       if let work = Cases.arrayWork[edit],
         let smallWork = nanoseconds["plain [Box] of \(small): \(work)"],
@@ -37,25 +37,21 @@ enum ListGrowth {
       "",
       "list edits, saved, from \(small) to \(large) children (µs/op): the edit; a plain [Box]'s "
         + "own work in it; the edit beyond that work (n/a: no more than the array's work)",
-      pad("edit", 44, left: true) + pad(small, 10) + pad(large, 10) + pad("ratio", 8)
-        + pad("array", 10) + pad("array", 10) + pad("beyond", 10) + pad("beyond", 10)
-        + pad("ratio", 8),
+      MicroTable.pad("edit", 44, left: true)
+        + [
+          (small, 10), (large, 10), ("ratio", 8), ("array", 10), ("array", 10), ("beyond", 10),
+          ("beyond", 10), ("ratio", 8),
+        ].map { MicroTable.pad($0, $1) }.joined(),
     ] + lines
   }
 
   private static func microseconds(_ nanoseconds: Double) -> String {
-    pad(String(format: "%.1f", nanoseconds / 1_000), 10)
+    MicroTable.pad(String(format: "%.1f", nanoseconds / 1_000), 10)
   }
 
   /// `large / small`, or "n/a" when either is not positive (an edit that costs no more
   /// than its array work, within the noise).
   private static func ratio(_ large: Double, _ small: Double) -> String {
-    pad(large > 0 && small > 0 ? String(format: "%.2f×", large / small) : "n/a", 8)
-  }
-
-  private static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
-    guard text.count < width else { return text + " " }
-    let padding = String(repeating: " ", count: width - text.count)
-    return left ? text + padding : padding + text
+    MicroTable.pad(large > 0 && small > 0 ? String(format: "%.2f×", large / small) : "n/a", 8)
   }
 }

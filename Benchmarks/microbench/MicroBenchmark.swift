@@ -105,7 +105,9 @@ enum MicroTable {
     String(format: "%.\(decimals)f", value)
   }
 
-  private static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+  /// `text` padded with spaces to `width` characters, on the right when `left` (aligned
+  /// left), else on the left.
+  static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
     guard text.count < width else { return text + " " }
     let padding = String(repeating: " ", count: width - text.count)
     return left ? text + padding : padding + text
