@@ -7,8 +7,8 @@ import Foundation
 // Fixtures are R workload trees (default 10: 10,110 boxes) in an InMemoryStore. Each
 // benchmark runs N times (default 3) on a fresh fixture; the fastest run is shown. A filter
 // runs the benchmarks whose name contains any of its texts (case-insensitive), `|` between
-// them: `--filter ", saved|plain"` times the list edits and the plain-array work they are
-// compared with.
+// them: `--filter ", saved|plain [Box]"` times the list edits and the plain-array work they
+// are compared with.
 
 var roots = 10
 var filter: String?
