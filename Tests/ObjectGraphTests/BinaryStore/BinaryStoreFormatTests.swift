@@ -59,6 +59,36 @@ import Testing
     }
   }
 
+  @Test func everyByteNamesTheTagItsRawValueDoes() {
+    for byte in UInt8.min...UInt8.max {
+      #expect(BinaryFormat.ValueTag(byte: byte) == BinaryFormat.ValueTag(rawValue: byte))
+    }
+  }
+
+  /// A context keeps each property's last value, grows to the property written, and gives
+  /// none (writing nothing) outside its limit, as the encoder and decoder both expect.
+  @Test func aValueContextKeepsTheLastValueOfEachPropertyWithinItsLimit() {
+    let context = ValueContext<Int64>()
+    #expect(context[0] == nil)
+    context[3] = 30
+    #expect(context[3] == 30)
+    #expect(context[2] == nil)
+    context[100] = 1_000
+    context[3] = 31
+    #expect(context[3] == 31)
+    #expect(context[100] == 1_000)
+    context[3] = nil
+    #expect(context[3] == nil)
+    let limit = ValueContext<Int64>.limit
+    context[limit - 1] = 7
+    #expect(context[limit - 1] == 7)
+    for outside in [-1, limit, Int.max, Int.min] {
+      context[outside] = 9
+      #expect(context[outside] == nil)
+    }
+    #expect(context[100] == 1_000)
+  }
+
   @Test func malformedPrimitivesThrowInsteadOfTrapping() {
     let cases: [[UInt8]] = [
       [0x80],  // a varint cut short

@@ -100,5 +100,29 @@ enum BinaryFormat {
     /// Varint count, then per id a signed varint difference from the previous id (the first
     /// from the owning object's id).
     case references = 14
+
+    /// The tag `byte` stands for, `nil` for none: ``init(rawValue:)`` spelled out, so that
+    /// it is inlined where the decoder reads every value's tag (the derived one was a call).
+    @inline(__always)
+    init?(byte: UInt8) {
+      switch byte {
+      case 0: self = .null
+      case 1: self = .false
+      case 2: self = .true
+      case 3: self = .int
+      case 4: self = .double
+      case 5: self = .integralDouble
+      case 6: self = .string
+      case 7: self = .prefixedString
+      case 8: self = .date
+      case 9: self = .dateDelta
+      case 10: self = .data
+      case 11: self = .uuid
+      case 12: self = .url
+      case 13: self = .reference
+      case 14: self = .references
+      default: return nil
+      }
+    }
   }
 }

@@ -30,8 +30,8 @@ struct RecordReader {
   private let strings = StringContext()
   /// The previous deferred string of each run slot (when strings are deferred, their bytes
   /// are the context of the next prefix-shared string).
-  private var deferredStrings = ValueContext<DeferredStrings.Span>()
-  private var dateContext = ValueContext<Int64>()
+  private let deferredStrings = ValueContext<DeferredStrings.Span>()
+  private let dateContext = ValueContext<Int64>()
   private var objectBytes = 0
   /// Every non-empty list and to-one reference decoded, with its owner and property.
   private var relations = ObjectShapes.Gathered.Relations()
@@ -533,7 +533,7 @@ struct RecordReader {
     typealias Tag = BinaryFormat.ValueTag
     let tagOffset = reader.fileOffset
     let tagByte = try reader.readByte()
-    switch Tag(rawValue: tagByte) {
+    switch Tag(byte: tagByte) {
     case .null:
       return .null
     case .false:

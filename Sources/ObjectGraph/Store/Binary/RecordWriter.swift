@@ -39,7 +39,7 @@ struct RecordWriter: ~Copyable {
   /// How the records name entities and properties (the file header's numbers).
   private let numbering: FileNumbering
   private let strings = StringContext()
-  private var dateContext = ValueContext<Int64>()
+  private let dateContext = ValueContext<Int64>()
   private var objectBytes = 0
   private var objectCount = 0
   /// The deferred strings of the object being written in number order, by position.
