@@ -64,12 +64,16 @@ import Testing
       }
       #expect(packed.snapshots == objects)
       #expect(next == 100)
-      // The relationship values are noted at their positions, not their numbers.
-      let parents = decoded.relations.toOnes.filter { $0.id.rawValue <= 40 }
+      // The relationship values are noted at their positions, not their numbers, in a run
+      // for each part decoded on its own.
+      let toOnes = decoded.relations.flatMap(\.toOnes)
+      let lists = decoded.relations.flatMap(\.lists)
+      let parents = toOnes.filter { $0.id.rawValue <= 40 }
       #expect(parents.count == 39)
       #expect(parents.allSatisfy { $0.property == Int32(ConformanceSchema.parent) })
-      #expect(
-        decoded.relations.lists.allSatisfy { $0.property == Int32(ConformanceSchema.children) })
+      #expect(lists.allSatisfy { $0.property == Int32(ConformanceSchema.children) })
+      #expect(Set(toOnes.map(\.id)).count == toOnes.count, "each object's noted once")
+      #expect(lists.map(\.id.rawValue) == Array(1...39), "in order, part after part")
     }
     let changeset = Changeset(
       inserted: Self.items(50...53),

@@ -85,7 +85,9 @@ struct ObjectShapes {
     var nextObjectNumber: UInt64
     var ids: [ObjectID] = []
     var entities: [Int32] = []
-    var relations = Relations()
+    /// The relations noted, in runs as they were read (a snapshot's parts, or pieces of the
+    /// contents read on several cores), which nothing copies into one.
+    var relations: [Relations] = []
     /// Objects whose entries in ``relations`` are out of date (changed after the snapshot
     /// those were noted in): their relations are ``changedRelations``.
     var changed: [ObjectID] = []
@@ -123,30 +125,8 @@ struct ObjectShapes {
         }
       }
 
-      /// Adds `other`'s relations after these: taken whole (no copy) when there are none.
-      static func += (relations: inout Relations, other: Relations) {
-        if relations.toOnes.isEmpty && relations.lists.isEmpty {
-          relations = other
-          return
-        }
-        relations.toOnes += other.toOnes
-        relations.lists += other.lists
-      }
-
-      /// The relations of a snapshot's parts, one after another, each copied once into
-      /// room made for all (appended part by part, the first part's were copied again as
-      /// the arrays grew: 2.4 MB of to-ones for 101,100 boxes).
-      static func joined(_ parts: [Relations]) -> Relations {
-        guard parts.count > 1 else { return parts.first ?? Relations() }
-        var joined = Relations()
-        joined.toOnes.reserveCapacity(parts.reduce(0) { $0 + $1.toOnes.count })
-        joined.lists.reserveCapacity(parts.reduce(0) { $0 + $1.lists.count })
-        for part in parts {  // into the room made (`+=` would take the first part whole)
-          joined.toOnes += part.toOnes
-          joined.lists += part.lists
-        }
-        return joined
-      }
+      /// Whether nothing is noted.
+      var isEmpty: Bool { toOnes.isEmpty && lists.isEmpty }
 
       /// Makes room for the relations of `count` more objects, a to-one each and a
       /// non-empty list for one in four (a tree's inner nodes; memory reserved and never
@@ -163,7 +143,7 @@ struct ObjectShapes {
     /// indexed. The graph's ids and entities are shared, not copied (positions of removed
     /// objects, entity ``PackedObjects/removed``, are skipped).
     init(
-      schema: Schema, graph: LiveGraph, snapshotRelations: Relations, changed: [ObjectID]
+      schema: Schema, graph: LiveGraph, snapshotRelations: [Relations], changed: [ObjectID]
     ) {
       nextObjectNumber = graph.nextObjectNumber
       ids = graph.objects.ids
@@ -204,7 +184,7 @@ struct ObjectShapes {
       for piece in pieces {
         ids += piece!.ids
         entities += piece!.entities
-        relations += piece!.relations
+        relations += piece!.relations  // each piece's run, not copied
       }
     }
 
@@ -219,6 +199,7 @@ struct ObjectShapes {
       // reading them out of the array of arrays retained and released them each time.
       var lastEntity = -1
       var properties: [Int] = []
+      var noted = Relations()
       list.forEach(in: positions, readsStrings: false) { id, entity, values in
         ids.append(id)
         entities.append(Int32(entity))
@@ -228,9 +209,10 @@ struct ObjectShapes {
         }
         for number in properties.indices {
           let property = properties[number]
-          relations.note(values[property], of: id, property: property)
+          noted.note(values[property], of: id, property: property)
         }
       }
+      relations = [noted]
     }
   }
 
@@ -263,7 +245,7 @@ struct ObjectShapes {
       for id in gathered.changed { isChanged[id] = true }
     }
     reserveReferences(upTo: gathered.nextObjectNumber, expectedCount: gathered.ids.count)
-    add(gathered.relations, skipping: isChanged)
+    for run in gathered.relations { add(run, skipping: isChanged) }
     add(gathered.changedRelations, skipping: ObjectNumberMap())
     countReferences()
   }

@@ -37,7 +37,7 @@ struct StoreReplayer {
     var tornTail: TornTail?
     /// The relationship values of the last snapshot's objects (non-empty lists and to-one
     /// references), as decoded; `nil` before any snapshot.
-    var snapshotRelations: ObjectShapes.Gathered.Relations?
+    var snapshotRelations: [ObjectShapes.Gathered.Relations]?
     /// The objects that changes replayed after the last snapshot inserted, updated or
     /// deleted (whose relationships may differ from the snapshot's now).
     var changedSinceSnapshot: [ObjectID] = []
