@@ -30,6 +30,12 @@ enum Duplicates {
   }
 }
 
+enum Catalog {
+  final class Shelf: ManagedObject {
+    @Attribute var label = ""
+  }
+}
+
 /// Classes no other test uses, so that `classesBuiltOnSeveralThreadsAtOnceGetOneModelEach`
 /// builds them for the first time.
 final class RacingFolder: ManagedObject {
@@ -156,6 +162,14 @@ final class RacingCover: ManagedObject {
     }
     #expect(error?.entity == "PointsElsewhere")
     #expect(error?.property == "tag")
+  }
+
+  /// An entity is named as `String(describing:)` names its class: a nested class by its own
+  /// name, not its enclosing type's or its module's.
+  @Test func anEntityIsNamedAfterItsClass() throws {
+    let container = try ObjectContainer(for: Catalog.Shelf.self, store: InMemoryStore())
+    #expect(container.schema.entities.map(\.name) == ["Shelf"])
+    #expect(container.schema.entities[0].name == String(describing: Catalog.Shelf.self))
   }
 
   @Test func twoEntitiesWithOneNameAreRejected() {
