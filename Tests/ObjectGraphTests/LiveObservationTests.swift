@@ -103,6 +103,42 @@ import Testing
     _ = token
   }
 
+  /// A list reordered and its owner renamed, both delivered, then the owner deleted
+  /// (directly, or by a cascade from its parent) and brought back by `rollback()`: the
+  /// list's observer hears of the saved order coming back, and a live query sorted by title
+  /// of the saved title.
+  @Test(arguments: [false, true])
+  func aRollbackOfADeletedReorderedListDeliversItsSavedOrder(byCascade: Bool) throws {
+    let stack = try Stack()
+    let top = Box(title: "top")
+    stack.context.insert(top)
+    let list = Box(title: "list", parent: top)
+    _ = ["a", "b", "c"].map { Box(title: $0, parent: list) }
+    try stack.context.save()
+    let saved = list.children
+    let view = Rows(list.children)
+    let token = stack.context.observe(list, relationship: \.children) {
+      view.apply($0, current: list.children)
+    }
+    let byTitle = FetchDescriptor<Box>(sortBy: [SortDescriptor(\.title)])
+    let query = try stack.context.liveQuery(byTitle)
+    let rows = Rows(query.results)
+    let queryToken = query.observe { rows.apply($0, current: query.results) }
+    list.$children.move(from: 2, to: 0)
+    list.title = "z list"
+    stack.context.processPendingChanges()
+    #expect(view.rows == list.children)
+    #expect(query.results.last === list)
+    stack.context.delete(byCascade ? top : list)
+    stack.context.rollback()
+    stack.context.processPendingChanges()
+    #expect(list.children == saved)
+    #expect(view.rows == list.children)
+    #expect(query.results == (try stack.context.fetch(byTitle)))
+    #expect(rows.rows == query.results)
+    _ = (token, queryToken)
+  }
+
   /// Random mutations of a random tree: after each delivery, every reported difference
   /// applied to the previous arrays gives the current ones.
   @Test(arguments: [7, 8, 9, 10] as [UInt64])

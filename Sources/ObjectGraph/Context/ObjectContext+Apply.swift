@@ -66,10 +66,17 @@ extension ObjectContext {
     }
   }
 
-  /// Applies untracked changes: the leaving objects leave every table, the writes are
-  /// written in order, the joining objects join, and the leaving objects leave the identity
-  /// map and let go of the context and of their relationships last (a save's list edits may
-  /// insert an object the save deletes, and it may edit a list of one).
+  /// Applies untracked changes: the leaving objects leave every table, the objects deleted
+  /// here come back, the writes are written in order, the new objects join, and the leaving
+  /// objects leave the identity map and let go of the context and of their relationships
+  /// last (a save's list edits may insert an object the save deletes, and it may edit a list
+  /// of one).
+  ///
+  /// An object deleted here comes back (a rollback) before the writes, so that they are
+  /// heard as its changes: observers heard of its values before the deletion, unsaved
+  /// changes included, and the values it comes back with are the saved ones. Written while
+  /// still deleted, they reached no delivery, and a deletion undone before a delivery is
+  /// none.
   ///
   /// - Complexity: O(*k*) in the objects and writes, plus each list edit's own work.
   func apply(_ changes: UntrackedChanges) {
@@ -79,6 +86,10 @@ extension ObjectContext {
       table(for: object.model).remove(object)
       // Out of its table: written from now on as an object deleted here is.
       if object.lifecycle == .persisted { object.lifecycle = .deleted }
+    }
+    let isComingBack = changes.joining.map { $0.lifecycle == .deleted }
+    for (object, isComingBack) in zip(changes.joining, isComingBack) where isComingBack {
+      bringBack(object)
     }
     for change in changes.writes {
       switch change.write {
@@ -90,14 +101,10 @@ extension ObjectContext {
         undo(edits, of: change.property, of: change.object)
       }
     }
-    for object in changes.joining {
-      if object.lifecycle == .deleted {
-        bringBack(object)
-      } else {
-        noteWillTouch(object)
-        pending.noteInsert(object)
-        table(for: object.model).add(object)
-      }
+    for (object, isComingBack) in zip(changes.joining, isComingBack) where !isComingBack {
+      noteWillTouch(object)
+      pending.noteInsert(object)
+      table(for: object.model).add(object)
     }
     for object in changes.leaving {
       unregister(object)
