@@ -89,6 +89,27 @@ import Testing
     }
   }
 
+  /// This context deleted an object (one of whose attributes it changed first) that the
+  /// other renamed and detailed: the delete wins, and the saved values are merged into the
+  /// deleted object, so that a rollback of the delete brings it back as it is stored.
+  @Test(arguments: StoreKind.allCases, resolving)
+  func aRolledBackDeleteBringsBackTheValuesSavedMeanwhile(
+    _ kind: StoreKind, _ policy: MergePolicy
+  ) throws {
+    let (_, first, second) = try twoContexts(kind, policy)
+    let (box, theirs) = try savedBox(in: first, seenBy: second)
+    theirs.title = "ours, unsaved"
+    second.delete(theirs)
+    box.title = "first's"
+    box.detail = "first's detail"
+    try first.save()
+    second.processPendingChanges()
+    #expect(theirs.isDeleted && second.hasChanges)
+    second.rollback()
+    #expect(!theirs.isDeleted && !second.hasChanges)
+    #expect(theirs.title == "first's" && theirs.detail == "first's detail")
+  }
+
   /// A child deleted on both sides: both removed it from its parent's children, alike.
   @Test(arguments: StoreKind.allCases, resolving)
   func anObjectDeletedOnBothSidesIsDeletedOnce(_ kind: StoreKind, _ policy: MergePolicy) throws {

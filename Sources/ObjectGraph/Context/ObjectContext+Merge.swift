@@ -179,7 +179,6 @@ extension ObjectContext {
     }
     for update in changeset.updated {
       guard let object = registered[update.id] else { continue }
-      if resolution?.skippedObjects.contains(update.id) == true { continue }
       object.savedVersion = version
       for change in update.changes {
         if let resolution,

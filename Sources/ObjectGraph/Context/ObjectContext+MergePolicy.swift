@@ -23,8 +23,6 @@ extension ObjectContext {
     /// Saved changes left out of the merge: the value here stays (a policy keeps it, or
     /// it is the saved value already).
     var skipped: Set<Key> = []
-    /// Objects deleted here: the save's changes to their attributes are left out.
-    var skippedObjects: Set<ObjectID> = []
     /// After the merge: changes here forgotten (the property holds the saved value).
     var forgotten: [Key] = []
     /// After the merge: attributes whose value here stays, now changed from this saved one.
@@ -65,9 +63,16 @@ extension ObjectContext {
       guard let object = registered[update.id] else { continue }
       let isAttribute = { (property: Int) in object.model.relationship(property) == nil }
       if object.lifecycle == .deleted {
-        // Deleted here: the delete wins over changes of attributes.
+        // Deleted here: the delete wins over changes of attributes. The saved values are
+        // merged all the same, into the deleted object (or, for an attribute changed here
+        // too, as the value it goes back to), so that a rollback of the delete brings it
+        // back as it is stored.
         guard update.changes.allSatisfy({ isAttribute($0.property) }) else { return nil }
-        resolution.skippedObjects.insert(update.id)
+        for change in update.changes where object.changes?.hasChanged(change.property) == true {
+          let key = MergeResolution.Key(id: update.id, property: change.property)
+          resolution.skipped.insert(key)
+          resolution.rebased.append((key, Self.savedValue(change)))
+        }
         continue
       }
       guard let changes = object.changes else { continue }
