@@ -12,7 +12,7 @@ import Testing
   }
 
   @Test func movesLikeRemoveThenInsertForValuesAndReferences() {
-    var random = SplitMix64(seed: 5)
+    var random = SplitMix64(seed: TestScale.seed(5))
     for count in [1, 2, 3, 17, 1_000] {
       var values = Array(0..<count)
       var model = values

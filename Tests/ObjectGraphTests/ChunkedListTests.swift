@@ -8,7 +8,7 @@ import Testing
 @Suite struct ChunkedListTests {
   @Test(arguments: [0, 7, 5_000] as [Int])
   func randomEditsMatchAnArray(initialCount: Int) {
-    var random = SplitMix64(seed: UInt64(initialCount) + 11)
+    var random = SplitMix64(seed: TestScale.seed(UInt64(initialCount) + 11))
     var model = Array(0..<initialCount)
     var list = ChunkedList(model)
     var next = initialCount

@@ -245,7 +245,7 @@ import Testing
   /// objects the lists drop are freed.
   @Test(arguments: StoreKind.allCases)
   func randomEditsOfADraftListMatchAnArray(_ kind: StoreKind) throws {
-    var random = SplitMix64(seed: 7)
+    var random = SplitMix64(seed: TestScale.seed(7))
     let wide = Box(title: "wide")
     let other = Box(title: "other")
     var made = 0
@@ -352,7 +352,7 @@ extension DraftObjectTests {
   /// as numbers only, so the clubs, which nothing holds, are made again at every read.
   @Test(arguments: StoreKind.allCases)
   func randomEditsOfADraftManyToManyMatchAnArray(_ kind: StoreKind) throws {
-    var random = SplitMix64(seed: 11)
+    var random = SplitMix64(seed: TestScale.seed(11))
     let person = Person(name: "Ada")
     var made = 0
     func newClub() -> Club {

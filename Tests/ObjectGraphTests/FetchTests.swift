@@ -145,7 +145,7 @@ import Testing
 
   @Test(arguments: [1, 2, 3])
   func indexAnswersEqualScanAnswersOnRandomData(seed: UInt64) throws {
-    var random = SplitMix64(seed: seed)
+    var random = SplitMix64(seed: TestScale.seed(seed))
     let stack = try Stack()
     var people: [Person] = []
     var clubs: [Club] = []

@@ -12,7 +12,7 @@ import Testing
 
   @Test func randomChangesetsLeaveWhatADictionaryLeaves() throws {
     let applier = ChangesetApplier(schema: schema)
-    var random = SplitMix64(seed: 5)
+    var random = SplitMix64(seed: TestScale.seed(5))
     var chunked = InMemoryObjects()
     var live = LiveGraph()
     var plain: [ObjectID: ObjectSnapshot] = [:]

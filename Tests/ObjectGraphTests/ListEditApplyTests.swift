@@ -8,7 +8,7 @@ import Testing
 /// those pairs, for pairs that only look like them, and for every other sequence.
 @Suite struct ListEditApplyTests {
   @Test func pairedEditsApplyAsEachEditInTurn() throws {
-    var random = SplitMix64(seed: 11)
+    var random = SplitMix64(seed: TestScale.seed(11))
     var nextNumber: UInt64 = 1_000
     for _ in 0..<2_000 {
       let count = 1 + Int(random.next() % 12)
@@ -51,7 +51,7 @@ import Testing
   /// A chunked list (as the in-memory store keeps a long list) applies the same edits to
   /// the same result, pairs included, across its chunks' edges.
   @Test func aChunkedListAppliesEditsAsAnArrayDoes() throws {
-    var random = SplitMix64(seed: 23)
+    var random = SplitMix64(seed: TestScale.seed(23))
     var array = (0..<UInt64(1_500)).map(ObjectID.init(rawValue:))
     var chunked = ChunkedList(array)
     var nextNumber: UInt64 = 10_000

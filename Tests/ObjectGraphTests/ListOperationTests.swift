@@ -21,7 +21,7 @@ import Testing
   func randomEditsOfAParentsChildrenMatchAnArray(
     _ kind: StoreKind, run: (seed: UInt64, size: Int, steps: Int)
   ) throws {
-    var random = SplitMix64(seed: run.seed)
+    var random = SplitMix64(seed: TestScale.seed(run.seed))
     var stack = try Stack(kind)
     var wide = Box(title: "wide")
     var other = Box(title: "other")
@@ -186,7 +186,7 @@ import Testing
   /// membership is found by a search, not by the object's to-one).
   @Test(arguments: StoreKind.allCases)
   func randomEditsOfAListWithoutAnInverseMatchAnArray(_ kind: StoreKind) throws {
-    var random = SplitMix64(seed: 9)
+    var random = SplitMix64(seed: TestScale.seed(9))
     var stack = try Stack(kind)
     var item = Item(name: "item")
     stack.context.insert(item)
@@ -238,7 +238,7 @@ import Testing
   /// neighbours, of objects one apart and of objects further apart, in a list longer than
   /// the debug build's own check covers.
   @Test func oneEditBetweenDeliveriesIsHeardAsComparingTheListsFindsIt() throws {
-    var random = SplitMix64(seed: 4)
+    var random = SplitMix64(seed: TestScale.seed(4))
     let stack = try Stack(.memory)
     let parent = Box(title: "parent")
     stack.context.insert(parent)

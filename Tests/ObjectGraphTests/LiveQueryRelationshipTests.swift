@@ -10,7 +10,7 @@ import Testing
 @Suite struct LiveQueryRelationshipTests {
   @Test(arguments: StoreKind.allCases)
   func liveQueriesReadingThroughParentsMatchAFreshFetch(_ kind: StoreKind) throws {
-    var random = SplitMix64(seed: 21)
+    var random = SplitMix64(seed: TestScale.seed(21))
     let stack = try Stack(kind)
     var boxes: [Box] = []
     var made = 0

@@ -18,7 +18,7 @@ import Testing
       .overwrite,
     ])
   func randomEditsFollowTheModelOfThePolicy(_ kind: StoreKind, _ policy: MergePolicy) throws {
-    var random = SplitMix64(seed: 29)
+    var random = SplitMix64(seed: TestScale.seed(29))
     var conflicts = 0
     // Rounds on fresh stores, so that deletes do not empty the store for good.
     for _ in 0..<TestScale.steps(8, sanitized: 3) {

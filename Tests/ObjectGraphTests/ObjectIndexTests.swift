@@ -11,7 +11,7 @@ import Testing
   func setAndRemoveBehaveLikeADictionary(largestNumber: UInt64?) {
     var index = ObjectIndex(capacity: 1_000, largestNumber: largestNumber)
     var reference: [UInt64: Int] = [:]
-    var random = SplitMix64(seed: 11)
+    var random = SplitMix64(seed: TestScale.seed(11))
     for step in 0..<6_000 {
       // Mostly dense numbers, some far beyond any array. Early ones beyond the young array
       // go to the dictionary and must stay found there once the array grows past them.

@@ -30,7 +30,7 @@ import Testing
   @Test func denseNumbersBehaveLikeADictionary() {
     var map = ObjectNumberMap<Int32>()
     var reference: [UInt64: Int32] = [:]
-    var random = SplitMix64(seed: 7)
+    var random = SplitMix64(seed: TestScale.seed(7))
     for step in 0..<5_000 {
       let number = UInt64.random(in: 0..<3_000, using: &random)
       if step % 3 == 0 {
@@ -54,7 +54,7 @@ import Testing
   @Test func countsAddedOneByOneInBulkOrInPlaceMatchADictionary() {
     var map = ObjectNumberMap<Int32>()
     var reference: [UInt64: Int32] = [:]
-    var random = SplitMix64(seed: 11)
+    var random = SplitMix64(seed: TestScale.seed(11))
     func number() -> UInt64 {
       Bool.random(using: &random)
         ? UInt64.random(in: 0..<2_000, using: &random)

@@ -242,7 +242,7 @@ private func checkIndexes(_ stack: Stack) throws {
   {
     var use = IndexUse()
     for seed in 1...2 as ClosedRange<UInt64> {
-      var random = SplitMix64(seed: seed &* 7_919)
+      var random = SplitMix64(seed: TestScale.seed(seed &* 7_919))
       var stack = try Stack(kind, models: [Reading.self])
       var readings: [Reading] = []
       for _ in 0..<80 {
@@ -285,7 +285,9 @@ private func checkIndexes(_ stack: Stack) throws {
       }
       try checkIndexes(stack)
     }
-    #expect(use.pages > 400)
+    // The random queries reached the index's paths hundreds of times (pages: 398 to 890
+    // under the first soak numbers, ranges about 1,850).
+    #expect(use.pages > 200)
     #expect(use.exactRanges > 300)
   }
 
@@ -294,7 +296,7 @@ private func checkIndexes(_ stack: Stack) throws {
   /// after changes.
   @Test(arguments: StoreKind.allCases)
   func orderedIndexesOfALoadedStoreAnswerAsTheScanDoes(kind: StoreKind) throws {
-    var random = SplitMix64(seed: 77)
+    var random = SplitMix64(seed: TestScale.seed(77))
     let first = try Stack(kind, models: [Reading.self])
     for _ in 0..<(EntityTable.backgroundBuildThreshold + 100) {
       let reading = Reading()
@@ -379,7 +381,7 @@ private func checkIndexes(_ stack: Stack) throws {
   /// kept up to date.
   @Test func aUUIDIndexIsMadeOnFirstUseAndThenKept() throws {
     let stack = try Stack(.memory, models: [Reading.self])
-    var random = SplitMix64(seed: 5)
+    var random = SplitMix64(seed: TestScale.seed(5))
     for _ in 0..<50 {
       let reading = Reading()
       Values.fill(reading, &random)

@@ -16,7 +16,7 @@ import Testing
     let stack = try Stack(kind)
     let context = stack.context
     _ = try ObjectContext(stack.container)  // a second context's load: the contents are kept
-    var random = SplitMix64(seed: 11)
+    var random = SplitMix64(seed: TestScale.seed(11))
     var boxes: [Box] = []
     func pick(_ count: Int) -> Int { Int(random.next() % UInt64(count)) }
     for step in 0..<TestScale.steps(160, sanitized: 40) {

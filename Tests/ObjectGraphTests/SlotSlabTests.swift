@@ -7,7 +7,7 @@ import Testing
 /// app creates take their slots from such slabs, kept alive by the objects in them.
 @Suite struct SlotSlabTests {
   @Test func carvesRunsOneAfterAnotherUntilFull() {
-    var random = SplitMix64(seed: 7)
+    var random = SplitMix64(seed: TestScale.seed(7))
     for _ in 0..<50 {
       let capacity = Int(random.next() % 64) + 1
       let slab = SlotSlab(roomFor: capacity)

@@ -8,7 +8,7 @@ import Testing
   /// One seed under a sanitizer.
   @Test(arguments: (TestScale.isSanitized ? [1] : [1, 2, 3]) as [UInt64])
   func randomChangesMatchASortedArray(seed: UInt64) {
-    var random = SplitMix64(seed: seed)
+    var random = SplitMix64(seed: TestScale.seed(seed))
     var chunks = SortedChunks<Int>()
     var model: [Int] = []
     // Grows to a few thousand elements (many chunks), then shrinks to few (joins).
@@ -35,7 +35,7 @@ import Testing
     let sorted = Array(stride(from: 0, to: 10_000, by: 2))
     var chunks = SortedChunks(sorted: sorted)
     chunks.checkInvariants()
-    var random = SplitMix64(seed: 9)
+    var random = SplitMix64(seed: TestScale.seed(9))
     check(chunks, against: sorted, &random)
     var model = sorted
     for value in [-1, 1, 9_999, 10_001, 5_000] {
@@ -57,7 +57,7 @@ import Testing
     chunks.checkInvariants()
     for value in 0..<2_990 { chunks.remove(value) }
     chunks.checkInvariants()
-    var random = SplitMix64(seed: 4)
+    var random = SplitMix64(seed: TestScale.seed(4))
     check(chunks, against: Array(2_990..<3_000), &random)
   }
 

@@ -30,7 +30,7 @@ import Testing
 
   @Test(arguments: StoreKind.allCases)
   func randomEditsAlwaysReloadAsTheyWereSaved(store: StoreKind) throws {
-    var random = SplitMix64(seed: store == .binary ? 11 : 12)
+    var random = SplitMix64(seed: TestScale.seed(store == .binary ? 11 : 12))
     let stack = try Stack(store)
     var live: [Box] = []
     for index in 0..<20 {

@@ -76,7 +76,7 @@ extension Stack {
 /// Random rows in a forest: saved, reopened (so a binary store's strings are undecoded), then
 /// partly edited and added to without saving, so that fetches see every kind of slot.
 private func makeRows(_ kind: StoreKind, seed: UInt64, count: Int = 60) throws -> Stack {
-  var random = SplitMix64(seed: seed)
+  var random = SplitMix64(seed: TestScale.seed(seed))
   let first = try Stack(kind, models: [Row.self])
   var rows: [Row] = []
   func fill(_ row: Row) {
@@ -246,7 +246,7 @@ private func foundationPage(_ descriptor: FetchDescriptor<Row>, of rows: [Row])
   @Test(arguments: StoreKind.allCases)
   func translatedPredicatesSelectWhatFoundationSelects(kind: StoreKind) throws {
     for seed in 1...3 as ClosedRange<UInt64> {
-      var random = SplitMix64(seed: seed &* 1_000_003)
+      var random = SplitMix64(seed: TestScale.seed(seed &* 1_000_003))
       for _ in 0..<60 {
         // Fresh rows for each predicate: Foundation's evaluation decodes the strings it reads,
         // and the translation must meet them undecoded.
@@ -315,7 +315,7 @@ private func foundationPage(_ descriptor: FetchDescriptor<Row>, of rows: [Row])
       SortDescriptor(\.optionalRank, order: .reverse), SortDescriptor(\.uid),
       SortDescriptor(\.shouted), SortDescriptor(\.title, comparator: .lexical),
     ]
-    var random = SplitMix64(seed: 5)
+    var random = SplitMix64(seed: TestScale.seed(5))
     for _ in 0..<100 {
       let stack = try makeRows(kind, seed: 11, count: 90)
       var descriptor = FetchDescriptor<Row>(

@@ -13,7 +13,7 @@ import Testing
 
   @Test(arguments: [0, 1, 2])
   func randomEditsMatchADictionaryOfSets(seed: UInt64) {
-    var random = SplitMix64(seed: seed)
+    var random = SplitMix64(seed: TestScale.seed(seed))
     let objects = (0..<40).map { _ in Box() }
     var index = ValueIndex<CollidingKey>()
     var reference: [Int: Set<ObjectIdentifier>] = [:]
@@ -41,7 +41,7 @@ import Testing
   /// Thousands of keys: the table is rebuilt as it grows, and removals move the last entry
   /// into the hole, whose slot must follow it.
   @Test func manyKeysGrowAndShrinkLikeADictionary() {
-    var random = SplitMix64(seed: 11)
+    var random = SplitMix64(seed: TestScale.seed(11))
     let objects = (0..<8).map { _ in Box() }
     var index = ValueIndex<PersistentValue>()
     var reference: [Int64: Set<ObjectIdentifier>] = [:]
@@ -70,7 +70,7 @@ import Testing
   /// must then change like any other.
   @Test(arguments: [0, 1, 2])
   func addingAllAtOnceMatchesAddingOneByOne(seed: UInt64) {
-    var random = SplitMix64(seed: seed)
+    var random = SplitMix64(seed: TestScale.seed(seed))
     let objects = (0..<2_000).map { _ in Box() }
     let keys = objects.indices.map { _ in CollidingKey(value: Int(random.next() % 1_500)) }
     var bulk = ValueIndex<CollidingKey>()

@@ -21,6 +21,20 @@ enum TestScale {
   /// `normal`, or `sanitized` under a sanitizer.
   static func steps(_ normal: Int, sanitized: Int) -> Int { isSanitized ? sanitized : normal }
 
+  /// The number a soak sets in `OBJECTGRAPH_TEST_SEED` to run the randomized tests on other
+  /// random sequences than their own; nil in an ordinary run.
+  static let soakSeed = ProcessInfo.processInfo.environment["OBJECTGRAPH_TEST_SEED"].flatMap {
+    UInt64($0)
+  }
+
+  /// The seed a randomized test starts its generator from: `base` in an ordinary run, a
+  /// seed of its own for each soak number otherwise (`Benchmarks/soak.sh` runs the tests
+  /// under many).
+  static func seed(_ base: UInt64) -> UInt64 {
+    guard let soakSeed else { return base }
+    return base &+ (soakSeed &+ 1) &* 0x9E37_79B9_7F4A_7C15
+  }
+
   /// Whether an exhaustive test tries its case number `number`: every case, or one in
   /// `stride` under a sanitizer (spread over the whole range, so every kind of case is met).
   static func tries(_ number: Int, oneIn stride: Int) -> Bool {
@@ -149,11 +163,15 @@ func forestGraph(of context: ObjectContext) throws -> [ObjectID: String] {
 }
 
 /// Whether `box` is a strict ancestor of `other` (its parent, its parent's parent, ...):
-/// making `box` a child of `other` would then close a cycle.
+/// making `box` a child of `other` would then close a cycle. Also true when `other`'s
+/// ancestors form a cycle already: each context keeps its own moves acyclic, but two saves
+/// of different contexts can close one together (one moves `a` under `b`, the other `b`
+/// under `a`; they change different properties, so neither conflicts), as in Core Data.
 func isAncestor(_ box: Box, of other: Box) -> Bool {
+  var seen: Set<ObjectIdentifier> = [ObjectIdentifier(other)]
   var current = other.parent
   while let ancestor = current {
-    if ancestor === box { return true }
+    if ancestor === box || !seen.insert(ObjectIdentifier(ancestor)).inserted { return true }
     current = ancestor.parent
   }
   return false
