@@ -33,6 +33,34 @@ import Testing
     #expect(observes({ _ = parent.children }) { _ = Box(title: "C", parent: parent) })
   }
 
+  /// Every model takes the one key of a seat and property (``ObservationKeys``), made once
+  /// for them all; objects of different models sharing a registrar, in different seats,
+  /// still hear only of themselves.
+  @Test func modelsShareTheirObservationKeys() throws {
+    let boxes = ModelRegistry.model(for: Box.self)
+    let items = ModelRegistry.model(for: Item.self)
+    let common = min(boxes.propertyCount, items.propertyCount)
+    for seat in [0, 1, ObservationBox.capacity - 1] {
+      for property in 0..<common {
+        let key = boxes.observationKeys[seat * boxes.propertyCount + property]
+        #expect(key === items.observationKeys[seat * items.propertyCount + property])
+        #expect(key == \ManagedObject.[observationKey: seat * ObservationBox.seatWidth + property])
+      }
+    }
+    let stack = try Stack()
+    let box = Box(title: "box")
+    let item = Item(name: "item")
+    stack.context.insert(box)
+    stack.context.insert(item)
+    _ = box.title
+    _ = item.name
+    #expect(box.observation === item.observation)
+    #expect(box.observationSeat != item.observationSeat)
+    #expect(!observes({ _ = box.title }) { item.name = "renamed" })
+    #expect(!observes({ _ = item.name }) { box.title = "renamed" })
+    #expect(observes({ _ = item.name }) { item.name += "!" })
+  }
+
   /// A load seats its objects 64 to a registrar as it makes them, before any is read; they
   /// still hear only of themselves, and a context a migration stage loads seats none.
   @Test(arguments: StoreKind.allCases)

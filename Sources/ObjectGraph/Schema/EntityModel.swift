@@ -63,12 +63,8 @@ final class EntityModel: @unchecked Sendable {
     self.prototype = prototype
     self.propertyCount = propertyCount
     sharesObservation = propertyCount <= ObservationBox.seatWidth
-    let seats = sharesObservation ? ObservationBox.capacity : 1
-    observationKeys = (0..<seats).flatMap { seat in
-      (0..<propertyCount).map {
-        \ManagedObject.[observationKey: seat * ObservationBox.seatWidth + $0]
-      }
-    }
+    observationKeys = ObservationKeys.keys(
+      seats: sharesObservation ? ObservationBox.capacity : 1, propertyCount: propertyCount)
   }
 
   /// The relationship model of property `index`, if it is a relationship.
