@@ -6,10 +6,10 @@ import Testing
 /// Three contexts on two actors (two on the main actor, one in a model actor) edit one
 /// forest at random (every list operation, reparenting, cascade deletes, unique clashes) and
 /// save in a random interleaving. After every step each context without changes, merged,
-/// equals the store; and every save that returns has kept each title and parent it changed
-/// (what the context held as changed when it saved): an edit is never lost without an error
-/// (a conflict, or the unique clash), under the error policy and the policies where this
-/// context's values win.
+/// equals the store; and each title and parent a context holds as changed stays what it set
+/// through every merge, and is what it and the store hold after its save: an edit is never
+/// lost without an error (a conflict, or the unique clash), under the error policy and the
+/// policies where this context's values win.
 @MainActor
 @Suite struct ThreeContextTests {
   @Test(

@@ -28,7 +28,7 @@ enum TestScale {
   }
 
   /// The seed a randomized test starts its generator from: `base` in an ordinary run, a
-  /// seed of its own for each soak number otherwise (`Benchmarks/soak.sh` runs the tests
+  /// seed of its own for each soak number otherwise (`Tests/soak.sh` runs the tests
   /// under many).
   static func seed(_ base: UInt64) -> UInt64 {
     guard let soakSeed else { return base }
